@@ -1,0 +1,115 @@
+//! [`CurvaturePolicy`]: which (s, y) pairs may enter the L-BFGS memory.
+//!
+//! A pair is only usable when sᵀy > 0 (ALGORITHMS.md §1). The policy offers the
+//! papers' remedies as explicit options, never as silent fix-ups:
+//! - the HAMCMC trust region, y ← y + λ s (`trust_region = λ`);
+//! - the standard skip rule, sᵀy ≤ ε‖s‖‖y‖ ⇒ skip (`min_relative_curvature = ε`).
+//!
+//! A pair with a non-finite entry, or with sᵀy ≤ 0 after the trust-region shift,
+//! is always skipped. Every skip is counted by the memory and reported in the
+//! step statistics.
+
+use crate::error::{Error, require_non_negative};
+use crate::linalg::{all_finite, axpy, dot, norm};
+use crate::Real;
+
+/// The admission rule for new L-BFGS pairs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CurvaturePolicy<T> {
+    /// λ ≥ 0: the pair enters as (s, y + λ s), so L-BFGS approximates
+    /// (∇²U + λI)⁻¹ (HAMCMC's trust region). 0 disables it.
+    pub trust_region: T,
+    /// ε ≥ 0: skip the pair when sᵀy ≤ ε‖s‖‖y‖ (after the trust-region shift).
+    pub min_relative_curvature: T,
+}
+
+impl<T: Real> Default for CurvaturePolicy<T> {
+    /// No trust region, ε = 1e-8.
+    fn default() -> Self {
+        CurvaturePolicy {
+            trust_region: T::ZERO,
+            min_relative_curvature: T::from_f64(1e-8),
+        }
+    }
+}
+
+impl<T: Real> CurvaturePolicy<T> {
+    /// Checks both settings are finite and non-negative.
+    pub fn validate(&self) -> Result<(), Error> {
+        require_non_negative(self.trust_region, "trust_region")?;
+        require_non_negative(self.min_relative_curvature, "min_relative_curvature")
+    }
+
+    /// Applies the trust-region shift to `y` in place and returns sᵀy if the pair
+    /// is admitted, `None` if it must be skipped.
+    pub fn admit<const D: usize>(&self, s: &[T; D], y: &mut [T; D]) -> Option<T> {
+        if !all_finite(s) || !all_finite(y) {
+            return None;
+        }
+        if self.trust_region != T::ZERO {
+            axpy(self.trust_region, s, y);
+        }
+        let sy = dot(s, y);
+        let bound = self.min_relative_curvature * norm(s) * norm(y);
+        if sy.is_finite() && sy > T::ZERO && sy > bound {
+            Some(sy)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn admission_rules() {
+        let plain = CurvaturePolicy::<f64> {
+            trust_region: 0.0,
+            min_relative_curvature: 0.0,
+        };
+        let mut y = [1.0, 0.0];
+        assert_eq!(plain.admit(&[2.0, 0.0], &mut y), Some(2.0));
+        let mut y = [-1.0, 0.0];
+        assert_eq!(plain.admit(&[2.0, 0.0], &mut y), None);
+        let mut y = [0.0, 1.0];
+        assert_eq!(plain.admit(&[1.0, 0.0], &mut y), None, "sᵀy = 0 is skipped");
+        let mut y = [f64::NAN, 1.0];
+        assert_eq!(plain.admit(&[1.0, 0.0], &mut y), None);
+
+        // Trust region turns negative curvature into positive: y + 2s.
+        let tr = CurvaturePolicy::<f64> {
+            trust_region: 2.0,
+            min_relative_curvature: 0.0,
+        };
+        let mut y = [-1.0, 0.0];
+        assert_eq!(tr.admit(&[1.0, 0.0], &mut y), Some(1.0));
+        assert_eq!(y, [1.0, 0.0]);
+
+        // Relative rule: angle between s and y too wide.
+        let rel = CurvaturePolicy::<f64> {
+            trust_region: 0.0,
+            min_relative_curvature: 0.5,
+        };
+        let mut y = [1.0, 10.0];
+        assert_eq!(rel.admit(&[1.0, 0.0], &mut y), None);
+        let mut y = [1.0, 0.1];
+        assert!(rel.admit(&[1.0, 0.0], &mut y).is_some());
+    }
+
+    #[test]
+    fn validation() {
+        assert!(CurvaturePolicy::<f32>::default().validate().is_ok());
+        let bad = CurvaturePolicy::<f32> {
+            trust_region: -1.0,
+            min_relative_curvature: 0.0,
+        };
+        assert!(bad.validate().is_err());
+        let bad = CurvaturePolicy::<f32> {
+            trust_region: 0.0,
+            min_relative_curvature: f32::NAN,
+        };
+        assert!(bad.validate().is_err());
+    }
+}

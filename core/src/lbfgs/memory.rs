@@ -1,0 +1,190 @@
+//! [`LbfgsMemory`]: the L-BFGS engine every quasi-Newton sampler shares
+//! (ALGORITHMS.md §1).
+
+use super::curvature::CurvaturePolicy;
+use super::factors::ProductFactors;
+use super::pair_ring::PairRing;
+use crate::error::{Error, require_positive};
+use crate::linalg::dot;
+use crate::Real;
+
+/// How the base matrix H⁰ = γI is chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum InitialScaling<T> {
+    /// A fixed γ > 0 (HAMCMC's γ; 1 makes an empty memory the identity).
+    Fixed(T),
+    /// γ = sᵀy / yᵀy of the newest pair (Nocedal & Wright's choice), and the
+    /// given value while the memory is empty.
+    NewestPair(T),
+}
+
+impl<T: Real> InitialScaling<T> {
+    fn initial(&self) -> T {
+        match *self {
+            InitialScaling::Fixed(g) | InitialScaling::NewestPair(g) => g,
+        }
+    }
+}
+
+/// Settings of an [`LbfgsMemory`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LbfgsSettings<T> {
+    /// Most pairs kept, at most the const generic `M` (larger values are an error).
+    pub max_pairs: usize,
+    /// Choice of γ in H⁰ = γI.
+    pub scaling: InitialScaling<T>,
+    /// Admission rule for new pairs.
+    pub curvature: CurvaturePolicy<T>,
+}
+
+impl<T: Real> LbfgsSettings<T> {
+    /// `max_pairs` pairs, γ fixed to 1, the default curvature policy.
+    pub fn with_max_pairs(max_pairs: usize) -> Self {
+        LbfgsSettings {
+            max_pairs,
+            scaling: InitialScaling::Fixed(T::ONE),
+            curvature: CurvaturePolicy::default(),
+        }
+    }
+}
+
+/// Limited-memory BFGS approximation of the inverse Hessian H ≈ (∇²U)⁻¹ and of
+/// its inverse B = H⁻¹, held in fixed-size storage: a ring buffer of up to `M`
+/// pairs in dimension `D`, plus the cached product-form square-root factors.
+///
+/// Operations (ALGORITHMS.md §1):
+/// - [`apply_inverse_hessian`](Self::apply_inverse_hessian): H·v, two-loop recursion, O(mD);
+/// - [`apply_hessian`](Self::apply_hessian): B·v = C(Cᵀv), O(mD);
+/// - [`apply_sqrt_inverse_hessian`](Self::apply_sqrt_inverse_hessian): S·z with S Sᵀ = H;
+/// - [`apply_sqrt_hessian`](Self::apply_sqrt_hessian): C·z with C Cᵀ = B;
+/// - their transposes, and [`log_det_inverse_hessian`](Self::log_det_inverse_hessian).
+///
+/// The factors are rebuilt lazily, O(m²D), the first time a factor operation
+/// runs after the pairs changed; that is why those operations take `&mut self`.
+///
+/// ```
+/// use qnmc::lbfgs::{LbfgsMemory, LbfgsSettings};
+/// let mut memory = LbfgsMemory::<f64, 2, 4>::new(LbfgsSettings::with_max_pairs(4)).unwrap();
+/// // Pairs of the quadratic U = ½ θᵀ diag(1, 4) θ: y = diag(1, 4) s.
+/// assert!(memory.try_push(&[1.0, 0.0], &[1.0, 0.0]));
+/// assert!(memory.try_push(&[0.0, 1.0], &[0.0, 4.0]));
+/// let mut h_v = [0.0; 2];
+/// memory.apply_inverse_hessian(&[1.0, 4.0], &mut h_v);
+/// assert!((h_v[0] - 1.0).abs() < 1e-12 && (h_v[1] - 1.0).abs() < 1e-12);
+/// ```
+#[derive(Debug, Clone)]
+pub struct LbfgsMemory<T, const D: usize, const M: usize> {
+    pub(super) pairs: PairRing<T, D, M>,
+    pub(super) gamma: T,
+    scaling: InitialScaling<T>,
+    curvature: CurvaturePolicy<T>,
+    pub(super) factors: ProductFactors<T, D, M>,
+    pairs_admitted: u64,
+    pairs_skipped: u64,
+}
+
+impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
+    /// An empty memory; fails if `max_pairs > M`, γ is not finite and positive,
+    /// or the curvature policy is invalid.
+    pub fn new(settings: LbfgsSettings<T>) -> Result<Self, Error> {
+        if settings.max_pairs > M {
+            return Err(Error::invalid("max_pairs", "at most the memory size M"));
+        }
+        require_positive(settings.scaling.initial(), "scaling")?;
+        settings.curvature.validate()?;
+        Ok(LbfgsMemory {
+            pairs: PairRing::new(settings.max_pairs),
+            gamma: settings.scaling.initial(),
+            scaling: settings.scaling,
+            curvature: settings.curvature,
+            factors: ProductFactors::new(),
+            pairs_admitted: 0,
+            pairs_skipped: 0,
+        })
+    }
+
+    /// Offers the pair (s, y) to the memory. The curvature policy may shift y
+    /// (trust region) or skip the pair; returns whether it was admitted.
+    /// Skipped pairs are counted in [`pairs_skipped`](Self::pairs_skipped).
+    pub fn try_push(&mut self, s: &[T; D], y: &[T; D]) -> bool {
+        let mut y = *y;
+        match self.curvature.admit(s, &mut y) {
+            Some(sy) => {
+                self.push_admitted(s, &y, sy);
+                true
+            }
+            None => {
+                self.pairs_skipped += 1;
+                false
+            }
+        }
+    }
+
+    /// Appends a pair that already passed [`CurvaturePolicy::admit`].
+    pub(crate) fn push_admitted(&mut self, s: &[T; D], y: &[T; D], sy: T) {
+        self.pairs.push(s, y, sy);
+        self.pairs_admitted += 1;
+        if let InitialScaling::NewestPair(_) = self.scaling {
+            let yy = dot(y, y);
+            let gamma = sy / yy;
+            if gamma.is_finite() && gamma > T::ZERO {
+                self.gamma = gamma;
+            }
+        }
+        self.factors.invalidate();
+    }
+
+    /// Counts a pair the caller skipped through [`CurvaturePolicy::admit`].
+    pub(crate) fn count_skipped(&mut self, n: u32) {
+        self.pairs_skipped += n as u64;
+    }
+
+    /// Forgets every pair and resets γ to its initial value (counters are kept).
+    pub fn clear(&mut self) {
+        self.pairs.clear();
+        self.gamma = self.scaling.initial();
+        self.factors.invalidate();
+    }
+
+    /// Number of pairs held (m ≤ M).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// `true` when no pair is held (H = γI).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// The current γ of H⁰ = γI.
+    #[inline]
+    pub fn gamma(&self) -> T {
+        self.gamma
+    }
+
+    /// The curvature policy in force.
+    #[inline]
+    pub fn curvature_policy(&self) -> &CurvaturePolicy<T> {
+        &self.curvature
+    }
+
+    /// The held pairs (with y after the trust-region shift), oldest first.
+    #[inline]
+    pub fn pairs(&self) -> &PairRing<T, D, M> {
+        &self.pairs
+    }
+
+    /// Pairs admitted since construction.
+    #[inline]
+    pub fn pairs_admitted(&self) -> u64 {
+        self.pairs_admitted
+    }
+
+    /// Pairs skipped by the curvature policy since construction.
+    #[inline]
+    pub fn pairs_skipped(&self) -> u64 {
+        self.pairs_skipped
+    }
+}

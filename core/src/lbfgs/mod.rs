@@ -1,0 +1,16 @@
+//! The L-BFGS engine shared by every quasi-Newton sampler (ALGORITHMS.md §1).
+//!
+//! - [`PairRing`] (`pair_ring.rs`): fixed-capacity ring buffer of (s, y) pairs;
+//! - [`CurvaturePolicy`] (`curvature.rs`): which pairs may enter;
+//! - [`LbfgsMemory`] (`memory.rs`): the pairs, γ and the counters;
+//! - `two_loop.rs`: H·v; `factors.rs`: S·z, C·z, B·v, log det H.
+
+mod curvature;
+mod factors;
+mod memory;
+mod pair_ring;
+mod two_loop;
+
+pub use curvature::CurvaturePolicy;
+pub use memory::{InitialScaling, LbfgsMemory, LbfgsSettings};
+pub use pair_ring::PairRing;

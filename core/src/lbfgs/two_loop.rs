@@ -1,0 +1,31 @@
+//! H·v by the two-loop recursion (Nocedal & Wright, Algorithm 7.4).
+
+use super::memory::LbfgsMemory;
+use crate::linalg::{axpy, dot};
+use crate::Real;
+
+impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
+    /// `out` ← H·v, the L-BFGS inverse-Hessian approximation times `v`, by the
+    /// two-loop recursion in O(mD). With no pairs, H = γI.
+    pub fn apply_inverse_hessian(&self, v: &[T; D], out: &mut [T; D]) {
+        let m = self.pairs.len();
+        let mut alpha = [T::ZERO; M];
+        let mut q = *v;
+        for k in (0..m).rev() {
+            if let Some((s, y, sy)) = self.pairs.get(k) {
+                let a = dot(s, &q) / sy;
+                alpha[k] = a;
+                axpy(-a, y, &mut q);
+            }
+        }
+        for (o, qi) in out.iter_mut().zip(q.iter()) {
+            *o = self.gamma * *qi;
+        }
+        for (k, a) in alpha.iter().enumerate().take(m) {
+            if let Some((s, y, sy)) = self.pairs.get(k) {
+                let b = dot(y, out) / sy;
+                axpy(*a - b, s, out);
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! # qnmc: quasi-Newton Monte Carlo without a heap
+//!
+//! `qnmc` draws samples from a density π(θ) ∝ exp(−U(θ)) with quasi-Newton
+//! samplers that run anywhere Rust does: a Cortex-M microcontroller, WebAssembly,
+//! another `no_std` crate or a desktop. The crate is `no_std`, never allocates,
+//! never panics on bad input, and works in `f32` and `f64`. The dimension `D` and
+//! the L-BFGS memory `M` are const generics, so every sampler is a plain struct of
+//! arrays that can sit on the stack or in a `static`.
+//!
+//! | sampler | paper | exact? |
+//! |---|---|---|
+//! | [`Hmc`] | Neal 2011 (baseline) | yes |
+//! | [`Qnhmc`] | Fu, Luo & Zhang 2016, Algorithm 2 | adaptive; exact once the memory is frozen |
+//! | [`Hamcmc`] | Şimşekli et al. 2016, Algorithm 1 | stochastic gradient, biased for fixed ε |
+//!
+//! The L-BFGS engine they share ([`lbfgs::LbfgsMemory`]) provides H·v, B·v, the
+//! product-form square-root factors S·z and C·z (in the corrected form of
+//! `ALGORITHMS.md` §1) and log det H.
+//!
+//! ## Example
+//!
+//! Implement [`Potential`] for the model, pick a generator implementing
+//! `rand_core::Rng`, and call `step` once per draw:
+//!
+//! ```
+//! use qnmc::{Potential, Qnhmc, QnhmcSettings, MemoryUpdate};
+//! use rand_core::SeedableRng;
+//! use rand_xorshift::XorShiftRng;
+//!
+//! /// A correlated 2-D Gaussian, U(θ) = ½ θᵀ A θ.
+//! struct Gaussian;
+//! impl Potential<f32, 2> for Gaussian {
+//!     fn potential_and_gradient(&self, x: &[f32; 2], g: &mut [f32; 2]) -> f32 {
+//!         g[0] = 2.0 * x[0] - 1.5 * x[1];
+//!         g[1] = -1.5 * x[0] + 2.0 * x[1];
+//!         0.5 * (x[0] * g[0] + x[1] * g[1])
+//!     }
+//! }
+//!
+//! let mut settings = QnhmcSettings::new(0.25, 10, 4);
+//! settings.memory_update = MemoryUpdate::FreezeAfter(200); // exact after warm-up
+//! let mut sampler = Qnhmc::<f32, 2, 4>::new(settings, [1.0, -1.0], &Gaussian).unwrap();
+//! let mut rng = XorShiftRng::seed_from_u64(42);
+//! let (mut sum, mut accepted) = ([0.0f32; 2], 0);
+//! for draw in 0..2200 {
+//!     let stats = sampler.step(&Gaussian, &mut rng);
+//!     if draw >= 200 {
+//!         accepted += stats.accepted as u32;
+//!         for i in 0..2 { sum[i] += sampler.position()[i]; }
+//!     }
+//! }
+//! assert!(accepted > 1000);
+//! assert!(sum[0].abs() / 2000.0 < 0.3 && sum[1].abs() / 2000.0 < 0.3);
+//! ```
+//!
+//! ## Bad input
+//!
+//! Invalid settings are an [`Error`] at construction. In the Metropolis samplers
+//! a NaN or infinite U or ∇U is a rejected, counted divergence
+//! ([`StepStats::divergent`]); in HAMCMC the step returns an error and the
+//! sampler is exactly as before the call.
+
+#![cfg_attr(not(test), no_std)]
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+mod error;
+pub mod lbfgs;
+pub mod linalg;
+pub mod random;
+mod real;
+pub mod samplers;
+mod stats;
+mod target;
+
+pub use error::Error;
+pub use real::Real;
+pub use samplers::{
+    Hamcmc, HamcmcSettings, Hmc, HmcSettings, InverseMass, MemoryUpdate, Qnhmc, QnhmcMass,
+    QnhmcSettings, StepSizeSchedule,
+};
+pub use stats::StepStats;
+pub use target::{FullBatch, MinibatchPotential, Potential};

@@ -1,0 +1,248 @@
+//! Hessian Approximated MCMC (Şimşekli, Badeau, Cemgil & Richard 2016,
+//! Algorithm 1, eq. 10–12), with the index bookkeeping of ALGORITHMS.md §2.
+//!
+//! The sampler keeps the last M draws θ_{t−M} … θ_{t−1} and the last M − 1 pairs
+//! s_τ = θ_τ − θ_{τ−M}, y_τ = ∇Ũ_{Ω_τ}(θ_τ) − ∇Ũ_{Ω_τ}(θ_{τ−M}) (+ λ s_τ), none of
+//! which involves θ_{t−M}; that is what removes the Γ correction term. Step t:
+//!
+//! ```text
+//! draw Ω_t, z ~ N(0, I);  g = ∇Ũ_{Ω_t}(θ_{t−M})
+//! θ_t = θ_{t−M} − ε_t H g + √(2ε_t) S z          (S Sᵀ = H, product form)
+//! new pair from ∇Ũ_{Ω_t}(θ_t) on the same batch   (two gradients per step)
+//! ```
+//!
+//! **Start-up** (the paper assumes θ_0 … θ_{2M} given): draws 1 … M−1 are plain
+//! preconditioned SGLD steps with H = γI from the previous draw, one gradient
+//! each. From draw M on, the rule above runs with the pairs that exist (none at
+//! t = M, the full M − 1 from t = 2M − 1).
+//!
+//! **Step sizes**: constant, or ε_t = (a / t_b)^κ with t_b the first index of
+//! t's block of M draws (Condition 1: constant within blocks, 1/2 < κ ≤ 1).
+//! Posterior averages weight draw t by ε_t (eq. 12); each step reports its ε_t.
+//!
+//! HAMCMC is a stochastic-gradient sampler: biased for a fixed step size,
+//! asymptotically unbiased with the decaying schedule.
+
+use rand_core::Rng;
+
+use crate::error::{Error, require_positive};
+use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
+use crate::linalg::{all_finite, difference};
+use crate::random::fill_standard_normal;
+use crate::stats::StepStats;
+use crate::target::MinibatchPotential;
+use crate::Real;
+
+/// HAMCMC's step-size sequence ε_t.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StepSizeSchedule<T> {
+    /// ε_t = ε for every t (biased by O(ε), cheapest to tune).
+    Constant(T),
+    /// ε_t = (a / t_b)^κ, held constant within each block of M draws, where t_b
+    /// is the first draw index of t's block (the paper uses κ = 0.51).
+    BlockDecaying {
+        /// a > 0.
+        scale: T,
+        /// κ ∈ (1/2, 1].
+        exponent: T,
+    },
+}
+
+impl<T: Real> StepSizeSchedule<T> {
+    fn validate(&self) -> Result<(), Error> {
+        match *self {
+            StepSizeSchedule::Constant(e) => require_positive(e, "step_size"),
+            StepSizeSchedule::BlockDecaying { scale, exponent } => {
+                require_positive(scale, "step_size.scale")?;
+                if exponent.is_finite() && exponent > T::HALF && exponent <= T::ONE {
+                    Ok(())
+                } else {
+                    Err(Error::invalid("step_size.exponent", "in (0.5, 1]"))
+                }
+            }
+        }
+    }
+
+    /// ε_t for draw `t` ≥ 1 with blocks of `block` draws.
+    pub fn step_size(&self, t: u64, block: u64) -> T {
+        match *self {
+            StepSizeSchedule::Constant(e) => e,
+            StepSizeSchedule::BlockDecaying { scale, exponent } => {
+                let block = if block == 0 { 1 } else { block };
+                let first = (t.saturating_sub(1) / block) * block + 1;
+                (scale / T::from_u64(first)).powf(exponent)
+            }
+        }
+    }
+}
+
+/// Settings of [`Hamcmc`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HamcmcSettings<T> {
+    /// The step sizes ε_t.
+    pub step_size: StepSizeSchedule<T>,
+    /// γ > 0 of H⁰ = γI (the paper's γ).
+    pub gamma: T,
+    /// Trust region λ and skip rule for the pairs.
+    pub curvature: CurvaturePolicy<T>,
+}
+
+impl<T: Real> HamcmcSettings<T> {
+    /// A schedule, γ, and the trust region λ (with no relative skip rule beyond
+    /// sᵀy > 0), as the paper parametrises HAMCMC.
+    pub fn new(step_size: StepSizeSchedule<T>, gamma: T, trust_region: T) -> Self {
+        HamcmcSettings {
+            step_size,
+            gamma,
+            curvature: CurvaturePolicy {
+                trust_region,
+                min_relative_curvature: T::ZERO,
+            },
+        }
+    }
+}
+
+/// HAMCMC with memory size `M` ≥ 2 (M draws and M − 1 pairs) in dimension `D`.
+///
+/// Random numbers per draw: the batch (drawn by the target), then D standard
+/// normals.
+#[derive(Debug, Clone)]
+pub struct Hamcmc<T, const D: usize, const M: usize> {
+    settings: HamcmcSettings<T>,
+    memory: LbfgsMemory<T, D, M>,
+    history: [[T; D]; M],
+    history_len: usize,
+    oldest: usize,
+    newest: usize,
+    draws: u64,
+    base_gradient: [T; D],
+    new_gradient: [T; D],
+    proposal: [T; D],
+    noise: [T; D],
+    work: [T; D],
+}
+
+impl<T: Real, const D: usize, const M: usize> Hamcmc<T, D, M> {
+    /// Validates `settings` (and M ≥ 2) and starts the chain at θ_0 =
+    /// `initial_position`, which must be finite.
+    pub fn new(settings: HamcmcSettings<T>, initial_position: [T; D]) -> Result<Self, Error> {
+        if M < 2 {
+            return Err(Error::invalid("M", ">= 2 (HAMCMC keeps M draws and M - 1 pairs)"));
+        }
+        settings.step_size.validate()?;
+        let memory = LbfgsMemory::new(LbfgsSettings {
+            max_pairs: M - 1,
+            scaling: InitialScaling::Fixed(settings.gamma),
+            curvature: settings.curvature,
+        })
+        .map_err(|e| match e {
+            Error::InvalidSetting { setting: "scaling", requirement } => {
+                Error::invalid("gamma", requirement)
+            }
+            other => other,
+        })?;
+        if !all_finite(&initial_position) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        let mut history = [[T::ZERO; D]; M];
+        history[0] = initial_position;
+        Ok(Hamcmc {
+            settings,
+            memory,
+            history,
+            history_len: 1,
+            oldest: 0,
+            newest: 0,
+            draws: 0,
+            base_gradient: [T::ZERO; D],
+            new_gradient: [T::ZERO; D],
+            proposal: [T::ZERO; D],
+            noise: [T::ZERO; D],
+            work: [T::ZERO; D],
+        })
+    }
+
+    /// The newest draw θ_t.
+    pub fn position(&self) -> &[T; D] {
+        &self.history[self.newest]
+    }
+
+    /// Draws taken so far (t).
+    pub fn draws(&self) -> u64 {
+        self.draws
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &HamcmcSettings<T> {
+        &self.settings
+    }
+
+    /// The L-BFGS memory (M − 1 pairs at most).
+    pub fn memory(&self) -> &LbfgsMemory<T, D, M> {
+        &self.memory
+    }
+
+    /// The step size the next draw will use.
+    pub fn next_step_size(&self) -> T {
+        self.settings.step_size.step_size(self.draws + 1, M as u64)
+    }
+
+    /// One draw. On a non-finite gradient or proposal it returns the error and
+    /// leaves the sampler exactly as before the call (the generator has advanced).
+    pub fn step<P: MinibatchPotential<T, D>, R: Rng + ?Sized>(
+        &mut self,
+        target: &P,
+        rng: &mut R,
+    ) -> Result<StepStats<T>, Error> {
+        let eps = self.next_step_size();
+        let mut stats = StepStats::new(eps);
+        stats.accepted = true;
+        stats.acceptance_probability = T::ONE;
+
+        let batch = target.draw_batch(rng);
+        fill_standard_normal(rng, &mut self.noise);
+        let full = self.history_len == M;
+        let base = if full { self.oldest } else { self.newest };
+
+        target.minibatch_gradient(&batch, &self.history[base], &mut self.base_gradient);
+        stats.gradient_evaluations = 1;
+        if !all_finite(&self.base_gradient) {
+            return Err(Error::NonFiniteGradient);
+        }
+        self.memory
+            .apply_inverse_hessian(&self.base_gradient, &mut self.work);
+        let noise_scale = (T::TWO * eps).sqrt();
+        let mut noise = [T::ZERO; D];
+        self.memory.apply_sqrt_inverse_hessian(&self.noise, &mut noise);
+        for i in 0..D {
+            self.proposal[i] = self.history[base][i] - eps * self.work[i] + noise_scale * noise[i];
+        }
+        if !all_finite(&self.proposal) {
+            return Err(Error::NonFiniteProposal);
+        }
+
+        if full {
+            target.minibatch_gradient(&batch, &self.proposal, &mut self.new_gradient);
+            stats.gradient_evaluations = 2;
+            if !all_finite(&self.new_gradient) {
+                return Err(Error::NonFiniteGradient);
+            }
+            let mut s = [T::ZERO; D];
+            let mut y = [T::ZERO; D];
+            difference(&self.proposal, &self.history[base], &mut s);
+            difference(&self.new_gradient, &self.base_gradient, &mut y);
+            if !self.memory.try_push(&s, &y) {
+                stats.pairs_skipped = 1;
+            }
+            self.history[self.oldest] = self.proposal;
+            self.newest = self.oldest;
+            self.oldest = if self.oldest + 1 == M { 0 } else { self.oldest + 1 };
+        } else {
+            self.history[self.history_len] = self.proposal;
+            self.newest = self.history_len;
+            self.history_len += 1;
+        }
+        self.draws += 1;
+        Ok(stats)
+    }
+}

@@ -1,0 +1,38 @@
+//! Per-draw statistics returned by every `step` call.
+
+use crate::Real;
+
+/// What happened during one draw.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepStats<T> {
+    /// Whether the proposal was accepted (always `true` for HAMCMC, which has no
+    /// accept/reject test).
+    pub accepted: bool,
+    /// min(1, exp(−ΔH)), or 1 for HAMCMC; 0 for a divergent proposal.
+    pub acceptance_probability: T,
+    /// H(proposal) − H(current), NaN or ±∞ for a divergent proposal, 0 for HAMCMC.
+    pub energy_error: T,
+    /// The trajectory produced a non-finite energy or an energy error above the
+    /// sampler's divergence threshold; a divergent proposal is always rejected.
+    pub divergent: bool,
+    /// Gradient evaluations spent on this draw.
+    pub gradient_evaluations: u32,
+    /// L-BFGS pairs rejected by the curvature policy during this draw.
+    pub pairs_skipped: u32,
+    /// The step size used for this draw (HAMCMC's estimator weights ε_t).
+    pub step_size: T,
+}
+
+impl<T: Real> StepStats<T> {
+    pub(crate) fn new(step_size: T) -> Self {
+        StepStats {
+            accepted: false,
+            acceptance_probability: T::ZERO,
+            energy_error: T::ZERO,
+            divergent: false,
+            gradient_evaluations: 0,
+            pairs_skipped: 0,
+            step_size,
+        }
+    }
+}
