@@ -1,0 +1,1 @@
+//! MCMC diagnostics (being written).

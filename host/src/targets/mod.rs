@@ -1,0 +1,1 @@
+//! Targets (being written).
