@@ -1,1 +1,12 @@
-//! Targets (being written).
+//! Targets with U and ∇U written by hand, each with its known posterior.
+//!
+//! - [`CorrelatedGaussian`]: N(0, c·11ᵀ + a·I), the QNHMC paper's benchmark
+//!   (c = 1, a = 4, D = 100);
+//! - [`LinearGaussianModel`]: the HAMCMC paper's linear Gaussian model (eq. 14),
+//!   full-data and minibatch, with its analytic posterior.
+
+mod correlated_gaussian;
+mod linear_gaussian;
+
+pub use correlated_gaussian::CorrelatedGaussian;
+pub use linear_gaussian::{LinearGaussianModel, Posterior};
