@@ -1,1 +1,130 @@
-fn main(){}
+//! Criterion benches of one sampler step and of the L-BFGS kernels.
+//!
+//! Run: `cargo bench -p qnmc-benches --bench step`. The target is the cheapest
+//! possible (isotropic Gaussian, U = ½‖θ‖², O(D) per gradient), so the numbers
+//! measure the samplers' own cost, which should grow linearly in D.
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use qnmc::lbfgs::{LbfgsMemory, LbfgsSettings};
+use qnmc::{FullBatch, Hamcmc, HamcmcSettings, Potential, Qnhmc, QnhmcSettings, StepSizeSchedule};
+use rand_core::SeedableRng;
+use rand_xorshift::XorShiftRng;
+use std::hint::black_box;
+use std::time::Duration;
+
+/// U(θ) = ½ Σ dᵢ θᵢ² with dᵢ spread over [1, 10]: cheap but not isotropic, so
+/// the L-BFGS pairs carry information.
+#[derive(Clone, Copy)]
+struct CheapGaussian;
+
+impl<const D: usize> Potential<f64, D> for CheapGaussian {
+    fn potential_and_gradient(&self, x: &[f64; D], g: &mut [f64; D]) -> f64 {
+        let mut u = 0.0;
+        for i in 0..D {
+            let d = 1.0 + 9.0 * (i as f64) / (D as f64);
+            g[i] = d * x[i];
+            u += x[i] * g[i];
+        }
+        0.5 * u
+    }
+}
+
+const LEAPFROG_STEPS: u32 = 5;
+
+fn bench_qnhmc<const D: usize, const M: usize>(c: &mut Criterion) {
+    let mut group = c.benchmark_group(format!("qnhmc_step/M={M}"));
+    let mut rng = XorShiftRng::seed_from_u64(1);
+    let settings = QnhmcSettings::new(0.2, LEAPFROG_STEPS, M);
+    let mut sampler = Box::new(Qnhmc::<f64, D, M>::new(settings, [0.5; D], &CheapGaussian).unwrap());
+    // Fill the memory first so the step pays for a full ring.
+    for _ in 0..50 {
+        sampler.step(&CheapGaussian, &mut rng);
+    }
+    group.bench_with_input(BenchmarkId::from_parameter(D), &D, |b, _| {
+        b.iter(|| black_box(sampler.step(&CheapGaussian, &mut rng)))
+    });
+    group.finish();
+}
+
+fn bench_hamcmc<const D: usize, const M: usize>(c: &mut Criterion) {
+    let mut group = c.benchmark_group(format!("hamcmc_step/M={M}"));
+    let mut rng = XorShiftRng::seed_from_u64(2);
+    let target = FullBatch(CheapGaussian);
+    let settings = HamcmcSettings::new(StepSizeSchedule::Constant(1e-3), 1.0, 0.0);
+    let mut sampler = Box::new(Hamcmc::<f64, D, M>::new(settings, [0.5; D]).unwrap());
+    for _ in 0..(4 * M) {
+        sampler.step(&target, &mut rng).unwrap();
+    }
+    group.bench_with_input(BenchmarkId::from_parameter(D), &D, |b, _| {
+        b.iter(|| black_box(sampler.step(&target, &mut rng).unwrap()))
+    });
+    group.finish();
+}
+
+fn bench_kernels<const D: usize, const M: usize>(c: &mut Criterion) {
+    let mut memory = Box::new(LbfgsMemory::<f64, D, M>::new(LbfgsSettings::with_max_pairs(M)).unwrap());
+    for k in 0..M {
+        let mut s = [0.0; D];
+        let mut y = [0.0; D];
+        for i in 0..D {
+            s[i] = ((i * 7 + k * 13) % 11) as f64 - 5.0;
+            y[i] = (1.0 + i as f64 / D as f64) * s[i];
+        }
+        memory.try_push(&s, &y);
+    }
+    let v = [1.0; D];
+    let mut out = [0.0; D];
+    let mut group = c.benchmark_group(format!("lbfgs/D={D}/M={M}"));
+    group.bench_function("apply_inverse_hessian", |b| {
+        b.iter(|| memory.apply_inverse_hessian(black_box(&v), &mut out))
+    });
+    group.bench_function("apply_sqrt_inverse_hessian", |b| {
+        b.iter(|| memory.apply_sqrt_inverse_hessian(black_box(&v), &mut out))
+    });
+    // A new pair invalidates the factors: this is the O(M²D) rebuild HAMCMC pays
+    // once per step.
+    let (s, y) = {
+        let p = memory.pairs().get(0).unwrap();
+        (*p.0, *p.1)
+    };
+    group.bench_function("push_pair_and_refresh_factors", |b| {
+        b.iter(|| {
+            memory.try_push(black_box(&s), black_box(&y));
+            memory.refresh_factors()
+        })
+    });
+    group.finish();
+}
+
+fn all(c: &mut Criterion) {
+    bench_qnhmc::<10, 2>(c);
+    bench_qnhmc::<100, 2>(c);
+    bench_qnhmc::<1000, 2>(c);
+    bench_qnhmc::<10, 5>(c);
+    bench_qnhmc::<100, 5>(c);
+    bench_qnhmc::<1000, 5>(c);
+    bench_qnhmc::<10, 10>(c);
+    bench_qnhmc::<100, 10>(c);
+    bench_qnhmc::<1000, 10>(c);
+    bench_hamcmc::<10, 2>(c);
+    bench_hamcmc::<100, 2>(c);
+    bench_hamcmc::<1000, 2>(c);
+    bench_hamcmc::<10, 5>(c);
+    bench_hamcmc::<100, 5>(c);
+    bench_hamcmc::<1000, 5>(c);
+    bench_hamcmc::<10, 10>(c);
+    bench_hamcmc::<100, 10>(c);
+    bench_hamcmc::<1000, 10>(c);
+    bench_kernels::<100, 10>(c);
+    bench_kernels::<1000, 10>(c);
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(50);
+    targets = all
+}
+criterion_main!(benches);

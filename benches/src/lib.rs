@@ -1,0 +1,1 @@
+//! Criterion benchmarks live in `benches/step.rs`; this crate has no library code.
