@@ -35,7 +35,8 @@ fn bench_qnhmc<const D: usize, const M: usize>(c: &mut Criterion) {
     let mut group = c.benchmark_group(format!("qnhmc_step/M={M}"));
     let mut rng = XorShiftRng::seed_from_u64(1);
     let settings = QnhmcSettings::new(0.2, LEAPFROG_STEPS, M);
-    let mut sampler = Box::new(Qnhmc::<f64, D, M>::new(settings, [0.5; D], &CheapGaussian).unwrap());
+    let mut sampler =
+        Box::new(Qnhmc::<f64, D, M>::new(settings, [0.5; D], &CheapGaussian).unwrap());
     // Fill the memory first so the step pays for a full ring.
     for _ in 0..50 {
         sampler.step(&CheapGaussian, &mut rng);
@@ -62,7 +63,8 @@ fn bench_hamcmc<const D: usize, const M: usize>(c: &mut Criterion) {
 }
 
 fn bench_kernels<const D: usize, const M: usize>(c: &mut Criterion) {
-    let mut memory = Box::new(LbfgsMemory::<f64, D, M>::new(LbfgsSettings::with_max_pairs(M)).unwrap());
+    let mut memory =
+        Box::new(LbfgsMemory::<f64, D, M>::new(LbfgsSettings::with_max_pairs(M)).unwrap());
     for k in 0..M {
         let mut s = [0.0; D];
         let mut y = [0.0; D];

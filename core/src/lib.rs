@@ -63,6 +63,8 @@
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
+// Numeric kernels index several parallel arrays at once; index loops say that best.
+#![allow(clippy::needless_range_loop)]
 
 mod error;
 pub mod lbfgs;

@@ -68,8 +68,16 @@ mod tests {
         let nf = count as f64;
         let se = 1.0 / nf.sqrt();
         assert!((m1 / nf).abs() < 5.0 * se, "mean {}", m1 / nf);
-        assert!((m2 / nf - 1.0).abs() < 5.0 * 2f64.sqrt() * se, "var {}", m2 / nf);
-        assert!((m4 / nf - 3.0).abs() < 5.0 * 96f64.sqrt() * se, "m4 {}", m4 / nf);
+        assert!(
+            (m2 / nf - 1.0).abs() < 5.0 * 2f64.sqrt() * se,
+            "var {}",
+            m2 / nf
+        );
+        assert!(
+            (m4 / nf - 3.0).abs() < 5.0 * 96f64.sqrt() * se,
+            "m4 {}",
+            m4 / nf
+        );
     }
 
     #[test]

@@ -224,7 +224,9 @@ mod tests {
             assert!((Real::ln(x) - ln).abs() <= 4.0 * f64::EPSILON * ln.abs().max(1.0));
             assert!((Real::exp(x) - exp).abs() <= 4.0 * f64::EPSILON * exp);
             let xf = x as f32;
-            assert!((Real::ln(xf) as f64 - ln).abs() <= 4.0 * f32::EPSILON as f64 * ln.abs().max(1.0));
+            assert!(
+                (Real::ln(xf) as f64 - ln).abs() <= 4.0 * f32::EPSILON as f64 * ln.abs().max(1.0)
+            );
             assert!((Real::exp(xf) as f64 - exp).abs() <= 4.0 * f32::EPSILON as f64 * exp);
         }
         assert_eq!(Real::sqrt(16.0f64), 4.0);

@@ -6,6 +6,9 @@
 
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
+// Numeric kernels index several parallel arrays at once; index loops say that best.
+#![allow(clippy::needless_range_loop)]
 
+pub mod demo;
 pub mod diagnostics;
 pub mod targets;

@@ -11,8 +11,8 @@
 //! and log det H = D log γ + Σ_k log(sᵀBs / sᵀy).
 
 use super::memory::LbfgsMemory;
-use crate::linalg::{axpy, dot, scale};
 use crate::Real;
+use crate::linalg::{axpy, dot, scale};
 
 /// Cached vectors p, q, u, v of every pair, in age order, and log det H.
 #[derive(Debug, Clone)]
@@ -154,7 +154,8 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
         self.refresh_factors();
         *out = *z;
         let count = self.factors.count;
-        self.factors.apply_c_transpose(T::ONE / self.gamma.sqrt(), count, out);
+        self.factors
+            .apply_c_transpose(T::ONE / self.gamma.sqrt(), count, out);
     }
 
     /// `out` ← B·v = C(Cᵀv), the Hessian approximation times `v`, O(mD).

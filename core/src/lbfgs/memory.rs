@@ -4,9 +4,9 @@
 use super::curvature::CurvaturePolicy;
 use super::factors::ProductFactors;
 use super::pair_ring::PairRing;
+use crate::Real;
 use crate::error::{Error, require_positive};
 use crate::linalg::dot;
-use crate::Real;
 
 /// How the base matrix H⁰ = γI is chosen.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -104,7 +104,8 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
     }
 
     /// Offers the pair (s, y) to the memory. The curvature policy may shift y
-    /// (trust region) or skip the pair; returns whether it was admitted.
+    /// (trust region) or skip the pair; returns whether it was admitted (a
+    /// memory with `max_pairs = 0` admits pairs but keeps none).
     /// Skipped pairs are counted in [`pairs_skipped`](Self::pairs_skipped).
     pub fn try_push(&mut self, s: &[T; D], y: &[T; D]) -> bool {
         let mut y = *y;
@@ -121,7 +122,12 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
     }
 
     /// Appends a pair that already passed [`CurvaturePolicy::admit`].
+    /// A memory of capacity zero keeps nothing: the pair is ignored and
+    /// neither γ nor the counters change.
     pub(crate) fn push_admitted(&mut self, s: &[T; D], y: &[T; D], sy: T) {
+        if self.pairs.capacity() == 0 {
+            return;
+        }
         self.pairs.push(s, y, sy);
         self.pairs_admitted += 1;
         if let InitialScaling::NewestPair(_) = self.scaling {

@@ -56,7 +56,11 @@ impl<T: Real, const D: usize, const M: usize> PairRing<T, D, M> {
     #[inline]
     fn slot(&self, k: usize) -> usize {
         let i = self.start + k;
-        if i >= self.capacity { i - self.capacity } else { i }
+        if i >= self.capacity {
+            i - self.capacity
+        } else {
+            i
+        }
     }
 
     /// Appends a pair; when full, the oldest pair is dropped. A ring of capacity

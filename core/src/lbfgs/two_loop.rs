@@ -1,8 +1,8 @@
 //! H·v by the two-loop recursion (Nocedal & Wright, Algorithm 7.4).
 
 use super::memory::LbfgsMemory;
-use crate::linalg::{axpy, dot};
 use crate::Real;
+use crate::linalg::{axpy, dot};
 
 impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
     /// `out` ← H·v, the L-BFGS inverse-Hessian approximation times `v`, by the

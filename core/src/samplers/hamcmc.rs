@@ -25,13 +25,13 @@
 
 use rand_core::Rng;
 
+use crate::Real;
 use crate::error::{Error, require_positive};
 use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
 use crate::linalg::{all_finite, difference};
 use crate::random::fill_standard_normal;
 use crate::stats::StepStats;
 use crate::target::MinibatchPotential;
-use crate::Real;
 
 /// HAMCMC's step-size sequence ε_t.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -127,7 +127,10 @@ impl<T: Real, const D: usize, const M: usize> Hamcmc<T, D, M> {
     /// `initial_position`, which must be finite.
     pub fn new(settings: HamcmcSettings<T>, initial_position: [T; D]) -> Result<Self, Error> {
         if M < 2 {
-            return Err(Error::invalid("M", ">= 2 (HAMCMC keeps M draws and M - 1 pairs)"));
+            return Err(Error::invalid(
+                "M",
+                ">= 2 (HAMCMC keeps M draws and M - 1 pairs)",
+            ));
         }
         settings.step_size.validate()?;
         let memory = LbfgsMemory::new(LbfgsSettings {
@@ -136,9 +139,10 @@ impl<T: Real, const D: usize, const M: usize> Hamcmc<T, D, M> {
             curvature: settings.curvature,
         })
         .map_err(|e| match e {
-            Error::InvalidSetting { setting: "scaling", requirement } => {
-                Error::invalid("gamma", requirement)
-            }
+            Error::InvalidSetting {
+                setting: "scaling",
+                requirement,
+            } => Error::invalid("gamma", requirement),
             other => other,
         })?;
         if !all_finite(&initial_position) {
@@ -213,7 +217,8 @@ impl<T: Real, const D: usize, const M: usize> Hamcmc<T, D, M> {
             .apply_inverse_hessian(&self.base_gradient, &mut self.work);
         let noise_scale = (T::TWO * eps).sqrt();
         let mut noise = [T::ZERO; D];
-        self.memory.apply_sqrt_inverse_hessian(&self.noise, &mut noise);
+        self.memory
+            .apply_sqrt_inverse_hessian(&self.noise, &mut noise);
         for i in 0..D {
             self.proposal[i] = self.history[base][i] - eps * self.work[i] + noise_scale * noise[i];
         }
@@ -236,7 +241,11 @@ impl<T: Real, const D: usize, const M: usize> Hamcmc<T, D, M> {
             }
             self.history[self.oldest] = self.proposal;
             self.newest = self.oldest;
-            self.oldest = if self.oldest + 1 == M { 0 } else { self.oldest + 1 };
+            self.oldest = if self.oldest + 1 == M {
+                0
+            } else {
+                self.oldest + 1
+            };
         } else {
             self.history[self.history_len] = self.proposal;
             self.newest = self.history_len;

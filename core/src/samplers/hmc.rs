@@ -4,12 +4,12 @@
 use rand_core::Rng;
 
 use super::metropolis::metropolis;
+use crate::Real;
 use crate::error::{Error, require_positive};
 use crate::linalg::all_finite;
 use crate::random::fill_standard_normal;
 use crate::stats::StepStats;
 use crate::target::Potential;
-use crate::Real;
 
 /// The inverse mass matrix M⁻¹ of HMC.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -188,7 +188,11 @@ impl<T: Real, const D: usize> Hmc<T, D> {
                 finite = false;
                 break;
             }
-            let kick = if l == self.settings.leapfrog_steps { half } else { eps };
+            let kick = if l == self.settings.leapfrog_steps {
+                half
+            } else {
+                eps
+            };
             for i in 0..D {
                 self.momentum[i] -= kick * self.proposal_gradient[i];
             }

@@ -26,13 +26,13 @@
 use rand_core::Rng;
 
 use super::metropolis::metropolis;
+use crate::Real;
 use crate::error::{Error, require_positive};
 use crate::lbfgs::{LbfgsMemory, LbfgsSettings, PairRing};
 use crate::linalg::{all_finite, difference, dot};
 use crate::random::fill_standard_normal;
 use crate::stats::StepStats;
 use crate::target::Potential;
-use crate::Real;
 
 /// The mass matrix M of QNHMC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -247,9 +247,9 @@ impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
         let mut finite = true;
         for l in 1..=steps {
             match self.settings.mass {
-                QnhmcMass::Identity => {
-                    self.memory.apply_inverse_hessian(&self.momentum, &mut self.work)
-                }
+                QnhmcMass::Identity => self
+                    .memory
+                    .apply_inverse_hessian(&self.momentum, &mut self.work),
                 QnhmcMass::InverseHessian => self.work = self.momentum,
             }
             self.previous_position = self.proposal;

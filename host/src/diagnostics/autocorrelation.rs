@@ -110,7 +110,9 @@ mod tests {
     fn alternating_sequence_is_ar1_with_phi_minus_one() {
         // xₜ = (−1)ᵗ, n even: x̄ = 0 and ρₖ = (−1)ᵏ (n − k)/n exactly.
         let n = 100;
-        let x: Vec<f64> = (0..n).map(|t| if t % 2 == 0 { 1.0 } else { -1.0 }).collect();
+        let x: Vec<f64> = (0..n)
+            .map(|t| if t % 2 == 0 { 1.0 } else { -1.0 })
+            .collect();
         let rho = autocorrelation(&x, 10);
         for (k, r) in rho.iter().enumerate() {
             let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
@@ -148,6 +150,10 @@ mod tests {
         assert!(autocovariance(&[]).is_empty());
         assert!(autocorrelation(&[], 3).is_empty());
         assert_eq!(autocovariance(&[7.0]), vec![0.0]);
-        assert!(autocorrelation(&[2.0, 2.0, 2.0], 1).iter().all(|r| r.is_nan()));
+        assert!(
+            autocorrelation(&[2.0, 2.0, 2.0], 1)
+                .iter()
+                .all(|r| r.is_nan())
+        );
     }
 }

@@ -61,7 +61,10 @@ pub(crate) fn split_chains<C: AsRef<[f64]>>(chains: &[C]) -> Vec<Vec<f64>> {
 
 /// All draws of all chains, chain after chain.
 pub(crate) fn pooled<C: AsRef<[f64]>>(chains: &[C]) -> Vec<f64> {
-    chains.iter().flat_map(|c| c.as_ref().iter().copied()).collect()
+    chains
+        .iter()
+        .flat_map(|c| c.as_ref().iter().copied())
+        .collect()
 }
 
 #[cfg(test)]

@@ -57,7 +57,10 @@ pub(crate) fn fft_in_place(data: &mut [Complex], direction: Direction) {
     let twiddles: Vec<Complex> = (0..n / 2)
         .map(|k| {
             let (s, c) = (2.0 * PI * k as f64 / n as f64).sin_cos();
-            Complex { re: c, im: sign * s }
+            Complex {
+                re: c,
+                im: sign * s,
+            }
         })
         .collect();
 

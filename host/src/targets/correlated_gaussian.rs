@@ -26,7 +26,12 @@ impl<const D: usize> CorrelatedGaussian<D> {
 
     /// Σᵢⱼ.
     pub fn covariance(&self, i: usize, j: usize) -> f64 {
-        self.shared_variance + if i == j { self.independent_variance } else { 0.0 }
+        self.shared_variance
+            + if i == j {
+                self.independent_variance
+            } else {
+                0.0
+            }
     }
 
     /// Var(1ᵀθ/√D) = a + cD: the variance along the all-ones direction.

@@ -98,7 +98,13 @@ impl<const D: usize, const B: usize> LinearGaussianModel<D, B> {
         Posterior { mean, covariance }
     }
 
-    fn add_likelihood_gradient(&self, n: usize, theta: &[f64; D], weight: f64, g: &mut [f64; D]) -> f64 {
+    fn add_likelihood_gradient(
+        &self,
+        n: usize,
+        theta: &[f64; D],
+        weight: f64,
+        g: &mut [f64; D],
+    ) -> f64 {
         let a = &self.regressors[n];
         let mut pred = 0.0;
         for i in 0..D {
@@ -168,8 +174,14 @@ mod tests {
             xp[i] += h;
             xm[i] -= h;
             let mut t = [0.0; 4];
-            let fd = (model.potential_and_gradient(&xp, &mut t) - model.potential_and_gradient(&xm, &mut t)) / (2.0 * h);
-            assert!((fd - g[i]).abs() < 1e-5 * fd.abs().max(1.0), "{i}: {fd} vs {}", g[i]);
+            let fd = (model.potential_and_gradient(&xp, &mut t)
+                - model.potential_and_gradient(&xm, &mut t))
+                / (2.0 * h);
+            assert!(
+                (fd - g[i]).abs() < 1e-5 * fd.abs().max(1.0),
+                "{i}: {fd} vs {}",
+                g[i]
+            );
         }
         // ∇U vanishes at the posterior mean (the mode of a Gaussian).
         let post = model.posterior();
@@ -200,7 +212,11 @@ mod tests {
         for i in 0..3 {
             let m = s1[i] / reps as f64;
             let sd = (s2[i] / reps as f64 - m * m).sqrt();
-            assert!((m - full[i]).abs() < 5.0 * sd / (reps as f64).sqrt(), "{i}: {m} vs {}", full[i]);
+            assert!(
+                (m - full[i]).abs() < 5.0 * sd / (reps as f64).sqrt(),
+                "{i}: {m} vs {}",
+                full[i]
+            );
         }
     }
 }

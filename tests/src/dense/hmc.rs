@@ -102,10 +102,18 @@ impl DenseHmc {
                 ok = false;
                 break;
             }
-            let h = if l == self.leapfrog_steps { 0.5 * eps } else { eps };
+            let h = if l == self.leapfrog_steps {
+                0.5 * eps
+            } else {
+                eps
+            };
             r -= &g * h;
         }
-        let h1 = if ok { u + self.kinetic(&r) } else { f64::INFINITY };
+        let h1 = if ok {
+            u + self.kinetic(&r)
+        } else {
+            f64::INFINITY
+        };
         let decision = metropolis(h0, h1, rng);
         if decision.accepted {
             self.position = x;

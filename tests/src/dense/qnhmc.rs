@@ -145,7 +145,11 @@ impl DenseQnhmc {
             }
             x = x_new;
             g = g_new;
-            let h = if l == self.leapfrog_steps { 0.5 * eps } else { eps };
+            let h = if l == self.leapfrog_steps {
+                0.5 * eps
+            } else {
+                eps
+            };
             p -= (c * &g) * h;
         }
         let h1 = if ok { u + kinetic(&p) } else { f64::INFINITY };

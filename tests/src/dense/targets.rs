@@ -102,10 +102,10 @@ impl DenseTarget for CorrelatedGaussian {
     fn eval(&self, x: &[f64], g: &mut [f64]) -> f64 {
         let d = self.dim;
         let mut u = 0.0;
-        for i in 0..d {
+        for (i, row) in self.precision.chunks_exact(d).enumerate() {
             let mut gi = 0.0;
-            for j in 0..d {
-                gi += self.precision[i * d + j] * (x[j] - self.mean[j]);
+            for ((p, xj), mj) in row.iter().zip(x).zip(&self.mean) {
+                gi += p * (xj - mj);
             }
             g[i] = gi;
             u += 0.5 * (x[i] - self.mean[i]) * gi;
@@ -135,13 +135,17 @@ impl LogisticRegression {
         let mut labels = Vec::with_capacity(n);
         for _ in 0..n {
             let mut eta = 0.0;
-            for j in 0..dim {
+            for (j, t) in truth.iter().enumerate() {
                 let x = if j == 0 { 1.0 } else { normal(&mut rng) };
                 features.push(x);
-                eta += x * truth[j];
+                eta += x * t;
             }
             let u = <f64 as Real>::uniform_open_closed(&mut rng);
-            labels.push(if u < 1.0 / (1.0 + (-eta).exp()) { 1.0 } else { 0.0 });
+            labels.push(if u < 1.0 / (1.0 + (-eta).exp()) {
+                1.0
+            } else {
+                0.0
+            });
         }
         LogisticRegression {
             dim,
@@ -283,13 +287,11 @@ impl DenseMinibatchTarget for LinearGaussianMinibatch {
     }
     fn batch_gradient(&self, batch: &[usize], x: &[f64], g: &mut [f64]) {
         let d = self.dim;
-        for j in 0..d {
-            g[j] = 0.0;
-        }
+        g[..d].fill(0.0);
         for &n in batch {
             let row = &self.design[n * d..(n + 1) * d];
-            let residual: f64 = row.iter().zip(x).map(|(a, b)| a * b).sum::<f64>()
-                - self.observations[n];
+            let residual: f64 =
+                row.iter().zip(x).map(|(a, b)| a * b).sum::<f64>() - self.observations[n];
             for j in 0..d {
                 g[j] += row[j] * residual / self.noise_variance;
             }

@@ -1,0 +1,244 @@
+//! Effective sample size (ESS): the multi-chain Geyer estimator of Stan
+//! (Vehtari, Gelman, Simpson, Carpenter & Bürkner 2021) and its bulk, tail,
+//! basic and split variants.
+//!
+//! For M chains of N draws with autocovariances γ̂ₖ⁽ᵐ⁾ (biased, see
+//! [`autocovariance`]):
+//!
+//! - W = mean over chains of the sample variances sₘ² = γ̂₀⁽ᵐ⁾·N/(N − 1);
+//! - var⁺ = W·(N − 1)/N + B/N, where B/N is the sample variance of the chain
+//!   means (omitted for a single chain);
+//! - ρ̂ₖ = 1 − (W − mean over chains of γ̂ₖ⁽ᵐ⁾)/var⁺.
+//!
+//! The ρ̂ₖ are summed in pairs (ρ̂₂ₜ, ρ̂₂ₜ₊₁) while a pair's sum is positive
+//! (Geyer's initial positive sequence, stopping before lag N − 4), each pair
+//! being capped at the previous pair's mean (initial monotone sequence). With
+//! t̂ the first lag not used, τ̂ = −1 + 2 Σ_{k<t̂} ρ̂ₖ + ρ̂_{t̂+1}⁺, where the
+//! last term is the first unused even-lag ρ̂ if positive (this reduces the
+//! variance for antithetic chains). τ̂ is bounded below by 1/log₁₀(MN), so the
+//! ESS = MN/τ̂ never exceeds MN·log₁₀(MN).
+
+use super::autocorrelation::autocovariance;
+use super::chains::{common_length, finite_and_varies, pooled, split_chains};
+use super::rank_normalize::rank_normalize_chains;
+use super::stats::{mean, quantile_sorted, variance};
+
+/// Minimum draws per chain for [`ess_basic`], and per *split* chain for the
+/// split variants (so those need twice as many draws per input chain).
+pub(crate) const MIN_DRAWS: usize = 4;
+
+/// Stan's `ess` on chains already checked (≥ 1 chain, common length ≥ 4).
+///
+/// Does not check for constant or non-finite input (like Stan's function); a
+/// zero var⁺ gives whatever the arithmetic gives.
+pub(crate) fn ess_of_chains<C: AsRef<[f64]>>(chains: &[C]) -> f64 {
+    let num_chains = chains.len();
+    let n = chains[0].as_ref().len();
+    debug_assert!(num_chains >= 1 && n >= MIN_DRAWS);
+    let nf = n as f64;
+
+    let acov: Vec<Vec<f64>> = chains.iter().map(|c| autocovariance(c.as_ref())).collect();
+    let chain_means: Vec<f64> = chains.iter().map(|c| mean(c.as_ref())).collect();
+    let within = acov.iter().map(|a| a[0] * nf / (nf - 1.0)).sum::<f64>() / num_chains as f64;
+    let mut var_plus = within * (nf - 1.0) / nf;
+    if num_chains > 1 {
+        var_plus += variance(&chain_means);
+    }
+    let rho_at = |lag: usize| -> f64 {
+        let mean_acov = acov.iter().map(|a| a[lag]).sum::<f64>() / num_chains as f64;
+        1.0 - (within - mean_acov) / var_plus
+    };
+
+    let mut rho = vec![0.0; n];
+    let mut rho_even = 1.0;
+    let mut rho_odd = rho_at(1);
+    rho[0] = rho_even;
+    rho[1] = rho_odd;
+
+    // Initial positive sequence, made monotone on the fly.
+    let mut t = 1;
+    while t < n - 4 && rho_even + rho_odd > 0.0 {
+        rho_even = rho_at(t + 1);
+        rho_odd = rho_at(t + 2);
+        if rho_even + rho_odd >= 0.0 {
+            rho[t + 1] = rho_even;
+            rho[t + 2] = rho_odd;
+        }
+        if rho[t + 1] + rho[t + 2] > rho[t - 1] + rho[t] {
+            rho[t + 1] = (rho[t - 1] + rho[t]) / 2.0;
+            rho[t + 2] = rho[t + 1];
+        }
+        t += 2;
+    }
+    let max_t = t;
+    if rho_even > 0.0 {
+        rho[max_t + 1] = rho_even;
+    }
+
+    let total = (num_chains * n) as f64;
+    let tau = -1.0 + 2.0 * rho[..max_t].iter().sum::<f64>() + rho[max_t + 1];
+    if tau.is_nan() {
+        return f64::NAN;
+    }
+    total / tau.max(1.0 / total.log10())
+}
+
+/// Split chains if `chains` is valid for a split diagnostic (≥ 4 draws per
+/// half, equal lengths, finite, no constant half); `None` otherwise.
+pub(crate) fn checked_split(chains: &[&[f64]]) -> Option<Vec<Vec<f64>>> {
+    common_length(chains, 2 * MIN_DRAWS)?;
+    let split = split_chains(chains);
+    finite_and_varies(&split).then_some(split)
+}
+
+/// Basic ESS on the chains as given: no splitting, no rank normalisation
+/// (Stan's `ess`, the "basic" ESS of stansummary).
+///
+/// NaN if there are no chains, lengths differ, a chain has fewer than 4
+/// draws, a draw is not finite, or a chain is constant.
+pub fn ess_basic(chains: &[&[f64]]) -> f64 {
+    if common_length(chains, MIN_DRAWS).is_none() || !finite_and_varies(chains) {
+        return f64::NAN;
+    }
+    ess_of_chains(chains)
+}
+
+/// Basic ESS on split chains (each chain cut in half, the middle draw dropped
+/// for odd lengths), without rank normalisation — what the R package
+/// posterior calls `ess_mean`.
+///
+/// NaN if there are no chains, lengths differ, a chain has fewer than 8 draws
+/// (4 per half), a draw is not finite, or a half chain is constant.
+pub fn ess_basic_split(chains: &[&[f64]]) -> f64 {
+    match checked_split(chains) {
+        Some(split) => ess_of_chains(&split),
+        None => f64::NAN,
+    }
+}
+
+/// Bulk ESS: ESS of the rank-normalised split chains (Vehtari et al. 2021;
+/// Stan ≥ 2.26, posterior's `ess_bulk`).
+///
+/// NaN under the same conditions as [`ess_basic_split`].
+pub fn ess_bulk(chains: &[&[f64]]) -> f64 {
+    match checked_split(chains) {
+        Some(split) => ess_of_chains(&rank_normalize_chains(&split)),
+        None => f64::NAN,
+    }
+}
+
+/// Tail ESS: the smaller of the split-chain ESS of the indicators
+/// I(x ≤ q₀.₀₅) and I(x ≥ q₀.₉₅), the quantiles (type 7) taken over all split
+/// draws. (I(x ≥ q₀.₉₅) is Stan's choice; it differs from posterior's
+/// I(x ≤ q₀.₉₅) only through draws equal to q₀.₉₅, and an indicator and its
+/// complement have the same ESS.) If one of the two is NaN the other is
+/// returned.
+///
+/// NaN under the same conditions as [`ess_basic_split`].
+pub fn ess_tail(chains: &[&[f64]]) -> f64 {
+    let Some(split) = checked_split(chains) else {
+        return f64::NAN;
+    };
+    let mut sorted = pooled(&split);
+    sorted.sort_by(f64::total_cmp);
+    let q05 = quantile_sorted(&sorted, 0.05);
+    let q95 = quantile_sorted(&sorted, 0.95);
+    let indicator = |keep: &dyn Fn(f64) -> bool| -> Vec<Vec<f64>> {
+        split
+            .iter()
+            .map(|c| c.iter().map(|&v| if keep(v) { 1.0 } else { 0.0 }).collect())
+            .collect()
+    };
+    let lower = ess_of_chains(&indicator(&|v| v <= q05));
+    let upper = ess_of_chains(&indicator(&|v| v >= q95));
+    match (lower.is_nan(), upper.is_nan()) {
+        (true, _) => upper,
+        (_, true) => lower,
+        _ => lower.min(upper),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic pseudo-random uniforms in (−½, ½).
+    fn uniforms(seed: u64, n: usize) -> Vec<f64> {
+        let mut state = seed;
+        (0..n)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+            })
+            .collect()
+    }
+
+    #[test]
+    fn independent_draws_have_ess_near_total() {
+        let chains: Vec<Vec<f64>> = (0..4).map(|s| uniforms(s + 1, 2000)).collect();
+        let views: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
+        for (name, ess) in [
+            ("basic", ess_basic(&views)),
+            ("split", ess_basic_split(&views)),
+            ("bulk", ess_bulk(&views)),
+        ] {
+            assert!((ess / 8000.0 - 1.0).abs() < 0.15, "{name}: {ess}");
+        }
+        let tail = ess_tail(&views);
+        assert!(tail > 4000.0 && tail < 12000.0, "tail: {tail}");
+    }
+
+    #[test]
+    fn correlated_draws_have_smaller_ess() {
+        // AR(1) with φ = 0.9 has τ = (1 + φ)/(1 − φ) = 19.
+        let chains: Vec<Vec<f64>> = (0..4)
+            .map(|s| {
+                let mut x = 0.0;
+                uniforms(s + 11, 20_000)
+                    .into_iter()
+                    .map(|u| {
+                        x = 0.9 * x + u;
+                        x
+                    })
+                    .collect()
+            })
+            .collect();
+        let views: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
+        let expected = 80_000.0 / 19.0;
+        let ess = ess_basic(&views);
+        assert!((ess / expected - 1.0).abs() < 0.2, "{ess} vs {expected}");
+    }
+
+    #[test]
+    fn antithetic_chain_is_capped_at_s_log10_s() {
+        // AR(1) with φ = −0.9: τ = (1 + φ)/(1 − φ) ≈ 0.053 < 1/log₁₀(10⁴) = 0.25,
+        // so the ESS is capped at S·log₁₀(S) = 40 000.
+        let mut x = 0.0;
+        let chain: Vec<f64> = uniforms(5, 10_000)
+            .into_iter()
+            .map(|u| {
+                x = -0.9 * x + u;
+                x
+            })
+            .collect();
+        let ess = ess_basic(&[&chain[..]]);
+        assert!((ess - 40_000.0).abs() < 1e-9, "{ess}");
+    }
+
+    #[test]
+    fn invalid_input_is_nan() {
+        let ok = uniforms(3, 100);
+        let short = uniforms(4, 99);
+        assert!(ess_basic(&[]).is_nan());
+        assert!(ess_basic(&[&ok[..], &short[..]]).is_nan());
+        assert!(ess_basic(&[&ok[..3]]).is_nan());
+        assert!(!ess_basic(&[&ok[..4]]).is_nan());
+        // Split variants need four draws per half.
+        assert!(ess_bulk(&[&ok[..7]]).is_nan());
+        assert!(!ess_bulk(&[&ok[..8]]).is_nan());
+        assert!(ess_tail(&[&ok[..7]]).is_nan());
+        assert!(ess_basic_split(&[&ok[..7]]).is_nan());
+    }
+}
