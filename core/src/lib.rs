@@ -83,3 +83,8 @@ pub use samplers::{
 };
 pub use stats::StepStats;
 pub use target::{FullBatch, MinibatchPotential, Potential};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
