@@ -338,7 +338,7 @@ pub fn run(settings: &DemoSettings) -> Vec<DemoRow> {
 /// The rows as a Markdown table.
 pub fn table(rows: &[DemoRow]) -> String {
     let mut out = String::new();
-    out.push_str("| sampler | exact | accept | grads/draw | min ESS | ESS 1-dir | grads/ESS | max |mean err|/sd | var err 1-dir | var err marg | div | s |\n");
+    out.push_str("| sampler | exact | accept | grads/draw | min ESS | ESS 1-dir | grads/ESS | max mean err/sd | var err 1-dir | var err marg | div | s |\n");
     out.push_str("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for r in rows {
         let _ = writeln!(

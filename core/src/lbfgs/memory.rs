@@ -188,7 +188,9 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
         self.pairs_admitted
     }
 
-    /// Pairs skipped by the curvature policy since construction.
+    /// Pairs skipped by the curvature policy since construction. QNHMC counts
+    /// here the skips of every trajectory, accepted or not, while only accepted
+    /// trajectories add to [`pairs_admitted`](Self::pairs_admitted).
     #[inline]
     pub fn pairs_skipped(&self) -> u64 {
         self.pairs_skipped

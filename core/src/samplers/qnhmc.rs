@@ -97,6 +97,16 @@ impl<T: Real> QnhmcSettings<T> {
 /// Quasi-Newton HMC with an L-BFGS memory of at most `M` pairs in dimension `D`.
 ///
 /// Random numbers per draw: D standard normals (momentum), then one uniform.
+///
+/// Practical notes:
+/// - Pairs enter the memory only from accepted trajectories, so a sampler that
+///   never accepts never learns. Before any pair, C = γI: choose γ (the
+///   `lbfgs.scaling` setting) near the posterior's variance scale, or the step
+///   size so that plain HMC with inverse metric γ²I (M = I) or γI (M = C) accepts.
+/// - As in any HMC with fixed ε and L, a learned direction whose leapfrog
+///   rotation per step divides π evenly can flip sign every draw and stop mixing
+///   while its ESS looks huge; vary ε between draws with
+///   [`set_step_size`](Self::set_step_size) (jitter keeps the chain exact).
 #[derive(Debug, Clone)]
 pub struct Qnhmc<T, const D: usize, const M: usize> {
     settings: QnhmcSettings<T>,
