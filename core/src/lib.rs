@@ -53,6 +53,28 @@
 //! assert!(sum[0].abs() / 2000.0 < 0.3 && sum[1].abs() / 2000.0 < 0.3);
 //! ```
 //!
+//! ## State in a `static`
+//!
+//! A sampler holds no references (the model and the generator are passed to
+//! `step`), so it can live in a `static` behind whatever lock the platform has —
+//! `critical_section::Mutex<RefCell<…>>` on a microcontroller, or here `std`'s:
+//!
+//! ```
+//! use std::sync::Mutex;
+//! use qnmc::Hmc;
+//! static CHAIN: Mutex<Option<Hmc<f32, 3>>> = Mutex::new(None);
+//! # use qnmc::{HmcSettings, Potential};
+//! # struct Iso;
+//! # impl Potential<f32, 3> for Iso {
+//! #     fn potential_and_gradient(&self, x: &[f32; 3], g: &mut [f32; 3]) -> f32 {
+//! #         *g = *x;
+//! #         0.5 * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2])
+//! #     }
+//! # }
+//! *CHAIN.lock().unwrap() = Some(Hmc::new(HmcSettings::new(0.3, 5), [0.0; 3], &Iso).unwrap());
+//! assert!(CHAIN.lock().unwrap().is_some());
+//! ```
+//!
 //! ## Bad input
 //!
 //! Invalid settings are an [`Error`] at construction. In the Metropolis samplers

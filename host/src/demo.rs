@@ -132,19 +132,30 @@ const TARGET: CorrelatedGaussian<DIMENSION> = CorrelatedGaussian {
     shared_variance: 1.0,
 };
 
+/// Runs `s.warmup + s.draws` steps and keeps the draws after warm-up.
+fn collect(
+    s: &DemoSettings,
+    mut step: impl FnMut() -> (StepStats<f64>, [f64; DIMENSION]),
+) -> ChainOutput {
+    let mut out = ChainOutput::new(s.draws);
+    for k in 0..s.warmup + s.draws {
+        let (stats, position) = step();
+        if k >= s.warmup {
+            out.record(&position, &stats);
+        }
+    }
+    out
+}
+
 fn hmc_chain(seed: u64, s: &DemoSettings) -> ChainOutput {
     let mut rng = XorShiftRng::seed_from_u64(seed);
     let settings = HmcSettings::new(HMC_STEP, HMC_LEAPFROG);
     let mut sampler =
         Hmc::<f64, DIMENSION>::new(settings, start(seed), &TARGET).expect("valid demo settings");
-    let mut out = ChainOutput::new(s.draws);
-    for k in 0..s.warmup + s.draws {
+    collect(s, || {
         let stats = sampler.step(&TARGET, &mut rng);
-        if k >= s.warmup {
-            out.record(sampler.position(), &stats);
-        }
-    }
-    out
+        (stats, *sampler.position())
+    })
 }
 
 fn qnhmc_chain(seed: u64, s: &DemoSettings, mass: QnhmcMass, step: f64) -> ChainOutput {
@@ -156,14 +167,10 @@ fn qnhmc_chain(seed: u64, s: &DemoSettings, mass: QnhmcMass, step: f64) -> Chain
         Qnhmc::<f64, DIMENSION, MEMORY>::new(settings, start(seed), &TARGET)
             .expect("valid demo settings"),
     );
-    let mut out = ChainOutput::new(s.draws);
-    for k in 0..s.warmup + s.draws {
+    collect(s, || {
         let stats = sampler.step(&TARGET, &mut rng);
-        if k >= s.warmup {
-            out.record(sampler.position(), &stats);
-        }
-    }
-    out
+        (stats, *sampler.position())
+    })
 }
 
 fn hamcmc_chain(seed: u64, s: &DemoSettings) -> ChainOutput {
