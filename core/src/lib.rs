@@ -88,6 +88,7 @@
 // Numeric kernels index several parallel arrays at once; index loops say that best.
 #![allow(clippy::needless_range_loop)]
 
+pub mod adaptation;
 mod error;
 pub mod lbfgs;
 pub mod linalg;

@@ -2,6 +2,10 @@
 //!
 //! [`dense`]: plain, allocating nalgebra versions of the core's L-BFGS engine and
 //! samplers, fed the same random numbers, used by `tests/oracles.rs` and
-//! `tests/reference_chains.rs`.
+//! `tests/reference_chains.rs`; [`recipe`], [`amagold`], [`ensemble`]: the same for the
+//! complete-recipe family, AMAGOLD/L2MC and HMC-BFGS/MH-BFGS.
 
+pub mod amagold;
 pub mod dense;
+pub mod ensemble;
+pub mod recipe;

@@ -1,0 +1,1 @@
+//! Step-size adaptation: dual averaging (being written).

@@ -1,0 +1,1 @@
+//! AMAGOLD (Zhang, Cooper & De Sa 2020, Algorithm 2) and L2MC (being written).

@@ -1,0 +1,1 @@
+//! Dense reference implementations for the amagold samplers (being written).

@@ -1,0 +1,1 @@
+//! Dense reference implementations for the ensemble samplers (being written).

@@ -1,0 +1,1 @@
+//! Dense reference implementations for the recipe samplers (being written).
