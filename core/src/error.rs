@@ -9,6 +9,7 @@ use core::fmt;
 /// returns [`Error::NonFiniteGradient`] or [`Error::NonFiniteProposal`] and leaves
 /// the sampler exactly as it was before the call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum Error {
     /// A setting is out of its domain.

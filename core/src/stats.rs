@@ -4,6 +4,7 @@ use crate::Real;
 
 /// What happened during one draw.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct StepStats<T> {
     /// Whether the proposal was accepted (always `true` for HAMCMC, which has no
     /// accept/reject test).

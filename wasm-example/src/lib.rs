@@ -1,1 +1,69 @@
-//! (being written)
+//! qnmc in WebAssembly: a `#![no_std]` module (no allocator, no wasm-bindgen)
+//! exporting plain `extern "C"` functions that run the firmware example's jobs
+//! (`qnmc_firmware_example::job`) on the same built-in data set.
+//!
+//! Build: `cargo build -p qnmc-wasm-example --target wasm32-unknown-unknown --release`;
+//! `tests/node/wasm.test.mjs` loads the .wasm with `node --test` and checks every
+//! export against the host's numbers in `tests/node/expected.json` (written by
+//! `tests/tests/embedded_bit_identity.rs`), bit for bit.
+//!
+//! u64 arguments and results are `BigInt`s on the JavaScript side.
+//! On the host the crate builds as an ordinary (std) library so that
+//! `cargo test --workspace` and clippy work; the panic handler exists only on
+//! wasm32 (where nothing here can panic: the jobs use no indexing on input).
+
+#![cfg_attr(target_arch = "wasm32", no_std)]
+#![deny(missing_docs)]
+
+use qnmc_firmware_example::job;
+
+/// Mean of β₁ over `steps` QNHMC draws in f64 from `seed`
+/// ([`job::chain_mean`]).
+#[unsafe(no_mangle)]
+pub extern "C" fn run_chain(seed: u64, steps: u32) -> f64 {
+    job::chain_mean::<f64>(seed, steps)
+}
+
+/// The same chain in f32 (its running mean kept in f64).
+#[unsafe(no_mangle)]
+pub extern "C" fn run_chain_f32(seed: u64, steps: u32) -> f64 {
+    job::chain_mean::<f32>(seed, steps)
+}
+
+/// FNV-1a hash of the f64 QNHMC bit-identity chain ([`job::bit_identity`]).
+#[unsafe(no_mangle)]
+pub extern "C" fn bit_identity_f64_qnhmc(seed: u64, steps: u32) -> u64 {
+    job::bit_identity::<f64>(seed, steps)[0]
+}
+
+/// FNV-1a hash of the f64 HAMCMC bit-identity chain.
+#[unsafe(no_mangle)]
+pub extern "C" fn bit_identity_f64_hamcmc(seed: u64, steps: u32) -> u64 {
+    job::bit_identity::<f64>(seed, steps)[1]
+}
+
+/// FNV-1a hash of the f32 QNHMC bit-identity chain.
+#[unsafe(no_mangle)]
+pub extern "C" fn bit_identity_f32_qnhmc(seed: u64, steps: u32) -> u64 {
+    job::bit_identity::<f32>(seed, steps)[0]
+}
+
+/// FNV-1a hash of the f32 HAMCMC bit-identity chain.
+#[unsafe(no_mangle)]
+pub extern "C" fn bit_identity_f32_hamcmc(seed: u64, steps: u32) -> u64 {
+    job::bit_identity::<f32>(seed, steps)[1]
+}
+
+/// `size_of` the QNHMC and HAMCMC samplers of the jobs in f64, packed as
+/// `qnhmc << 32 | hamcmc`.
+#[unsafe(no_mangle)]
+pub extern "C" fn sampler_sizes_f64() -> u64 {
+    let [q, h] = job::sampler_sizes::<f64>();
+    ((q as u64) << 32) | h as u64
+}
+
+#[cfg(target_arch = "wasm32")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
+}

@@ -1,1 +1,160 @@
-//! The complete recipe for stochastic-gradient MCMC (Ma, Chen & Fox 2015) and its named instances (being written).
+//! The complete recipe for stochastic-gradient MCMC (Ma, Chen & Fox 2015) and
+//! its named instances.
+//!
+//! [`recipe_update`] is the discretised recipe (paper eq. 9),
+//!
+//! ```text
+//! z ← z − ε (D(z) + Q(z)) ∇H̃(z) + ε Γ(z) + N(0, ε(2D(z) − εB̂)),
+//! ```
+//!
+//! driven by a [`RecipeDynamics`] that supplies D·v, Q·v, Γ and a square root of
+//! 2D − εB̂ on the extended state z = (θ, r, ξ, …). Each named sampler is the
+//! engine plus one choice of (H, D, Q, Γ):
+//!
+//! | sampler | paper (recipe eq.) | z | D | Q | Γ | exact? |
+//! |---|---|---|---|---|---|---|
+//! | [`Sgld`] | Welling & Teh 2011 (19) | θ | I | 0 | 0 | biased O(ε) |
+//! | [`Psgld`] | Li et al. 2016 | θ | G = diag(1/(λ+√V)) | 0 | dropped (`step`) or Li et al.'s (`step_corrected`) | biased (adaptive G, Γ dropped); O(ε) once G is frozen |
+//! | [`Sgrld`] | Patterson & Teh 2013 (20) | θ | G(θ)⁻¹ | 0 | ∂ⱼ(G⁻¹)ᵢⱼ | biased O(ε) |
+//! | [`Sghmc`] | Chen et al. 2014 (18) | (θ, r) | diag(0, C) | `[[0,−I],[I,0]]` | 0 | biased O(ε) |
+//! | [`Sgnht`] | Ding et al. 2014 (24) | (θ, r, ξ) | diag(0, A·I, 0) | see [`Sgnht`] | (0, 0, −1) | biased O(ε) |
+//! | [`Sgrhmc`] | Ma et al. 2015 (30) / naive (27) | (θ, r) | diag(0, G⁻¹) | `[[0,−G^{−½}],[G^{−½},0]]` | (0, ∂ⱼ(G^{−½})ᵢⱼ) | gSGRHMC biased O(ε); naive wrong |
+//! | [`crate::Hamcmc`] | Şimşekli et al. 2016 | θ | H_t (L-BFGS) | 0 | 0 by construction | biased O(ε) |
+//!
+//! All of them use the recipe's step-size convention (drift −εD∇U, noise
+//! N(0, 2εD)); see [`engine`] for the conversion from the (η/2, √η) convention
+//! of Welling & Teh and Li et al., and for the sign of Γ (the paper's eq. 6/9
+//! print it with the wrong sign).
+//!
+//! Every sampler here takes one minibatch gradient per step, with the random
+//! numbers of a step drawn in this order: the batch (by the target), then D
+//! standard normals ([`crate::random::fill_standard_normal`]), for all samplers
+//! and all settings (also when the noise covariance is zero). A NaN or infinite
+//! gradient, metric or proposal returns an error and leaves the sampler exactly
+//! as before the call (the generator has advanced).
+//!
+//! ## Example
+//!
+//! SGHMC on a 2-D Gaussian with a full-data gradient (a [`crate::FullBatch`]
+//! draws no batch); a real model implements [`crate::MinibatchPotential`]:
+//!
+//! ```
+//! use qnmc::samplers::recipe::{Sghmc, SghmcSettings};
+//! use qnmc::{FullBatch, Potential};
+//! use rand_core::SeedableRng;
+//! use rand_xorshift::XorShiftRng;
+//!
+//! struct Gaussian;
+//! impl Potential<f32, 2> for Gaussian {
+//!     fn potential_and_gradient(&self, x: &[f32; 2], g: &mut [f32; 2]) -> f32 {
+//!         *g = *x;
+//!         0.5 * (x[0] * x[0] + x[1] * x[1])
+//!     }
+//! }
+//!
+//! let target = FullBatch(Gaussian);
+//! let mut sampler = Sghmc::<f32, 2>::new(SghmcSettings::new(0.05, 1.0), [2.0, -2.0]).unwrap();
+//! let mut rng = XorShiftRng::seed_from_u64(1);
+//! let mut second_moment = 0.0f32;
+//! for _ in 0..20_000 {
+//!     sampler.step(&target, &mut rng).unwrap();
+//!     second_moment += sampler.position()[0] * sampler.position()[0];
+//! }
+//! // Var θ₀ = 1, plus an O(ε) bias.
+//! assert!((second_moment / 20_000.0 - 1.0).abs() < 0.2);
+//! ```
+
+pub mod engine;
+mod psgld;
+mod sghmc;
+mod sgld;
+mod sgnht;
+mod sgrhmc;
+mod sgrld;
+
+pub use engine::{RecipeDynamics, recipe_update, recipe_work_len};
+pub use psgld::{MinibatchHessianDiagonal, Psgld, PsgldSettings};
+pub use sghmc::{Sghmc, SghmcSettings};
+pub use sgld::{Sgld, SgldSettings};
+pub use sgnht::{Sgnht, SgnhtSettings, Thermostat};
+pub use sgrhmc::{Sgrhmc, SgrhmcSettings};
+pub use sgrld::{Sgrld, SgrldSettings};
+
+use crate::Real;
+use crate::error::Error;
+use crate::linalg::all_finite;
+
+/// Whether a state-dependent sampler adds the recipe's correction term Γ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Correction {
+    /// Γ included: the recipe's sampler (SGRLD eq. 20, gSGRHMC eq. 30). Correct
+    /// as ε → 0.
+    #[default]
+    Included,
+    /// Γ omitted: the naive sampler (e.g. the recipe's eq. 27 for SGRHMC). Its
+    /// stationary distribution is wrong whenever the metric depends on θ; offered
+    /// only to demonstrate that.
+    Omitted,
+}
+
+/// A diagonal, position-dependent metric G(θ) for [`Sgrld`] and [`Sgrhmc`].
+///
+/// The samplers need the diagonal of G(θ)⁻¹ and its element-wise derivative
+/// ∂(G⁻¹)ᵢᵢ/∂θᵢ (the only non-zero terms of Σⱼ ∂ⱼ(G⁻¹)ᵢⱼ for a diagonal metric);
+/// SGRHMC derives G^{−½} and ∂ᵢ(G^{−½})ᵢᵢ = ∂ᵢ(G⁻¹)ᵢᵢ / (2√(G⁻¹)ᵢᵢ) from them.
+pub trait DiagonalMetric<T: Real, const D: usize> {
+    /// Writes (G(θ)⁻¹)ᵢᵢ into `inverse` (must be finite and > 0) and
+    /// ∂(G(θ)⁻¹)ᵢᵢ/∂θᵢ into `derivative` (must be finite).
+    fn inverse_metric(&self, position: &[T; D], inverse: &mut [T; D], derivative: &mut [T; D]);
+}
+
+impl<T: Real, const D: usize, G: DiagonalMetric<T, D> + ?Sized> DiagonalMetric<T, D> for &G {
+    fn inverse_metric(&self, position: &[T; D], inverse: &mut [T; D], derivative: &mut [T; D]) {
+        (**self).inverse_metric(position, inverse, derivative)
+    }
+}
+
+/// Evaluates the metric and checks it: a non-finite or non-positive G⁻¹ or a
+/// non-finite derivative is reported as [`Error::NonFiniteGradient`].
+pub(crate) fn evaluate_metric<T: Real, const D: usize, G: DiagonalMetric<T, D> + ?Sized>(
+    metric: &G,
+    position: &[T; D],
+    inverse: &mut [T; D],
+    derivative: &mut [T; D],
+) -> Result<(), Error> {
+    metric.inverse_metric(position, inverse, derivative);
+    if !all_finite(inverse) || !all_finite(derivative) || inverse.iter().any(|&g| g <= T::ZERO) {
+        return Err(Error::NonFiniteGradient);
+    }
+    Ok(())
+}
+
+/// D ≥ 1 and a finite initial position.
+pub(crate) fn check_initial<T: Real, const D: usize>(initial: &[T; D]) -> Result<(), Error> {
+    if D == 0 {
+        return Err(Error::invalid("D", ">= 1"));
+    }
+    if !all_finite(initial) {
+        return Err(Error::NonFiniteInitialState);
+    }
+    Ok(())
+}
+
+/// `2·diffusion − step_size·noise_estimate ≥ 0`, as the recipe's eq. (9) requires.
+pub(crate) fn check_noise_estimate<T: Real>(
+    step_size: T,
+    diffusion: T,
+    noise_estimate: T,
+) -> Result<(), Error> {
+    if noise_estimate.is_finite()
+        && noise_estimate >= T::ZERO
+        && T::TWO * diffusion - step_size * noise_estimate >= T::ZERO
+    {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "noise_estimate",
+            "finite, >= 0 and with 2 * diffusion - step_size * noise_estimate >= 0",
+        ))
+    }
+}

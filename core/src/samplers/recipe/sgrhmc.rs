@@ -1,0 +1,237 @@
+//! Stochastic gradient Riemann Hamiltonian Monte Carlo: the generalised gSGRHMC
+//! of Ma, Chen & Fox 2015 (eq. 30, Algorithm 1) and, selectable, their naive
+//! eq. (27). z = (θ, r), H = U(θ) + ½rᵀr, with a user-supplied diagonal metric
+//! ([`super::DiagonalMetric`]), S = G(θ)^{−½} = √(G⁻¹):
+//!
+//! ```text
+//! D = [[0, 0], [0, G⁻¹]],   Q = [[0, −S], [S, 0]],   Γ = (0, Σⱼ ∂ⱼ Sᵢⱼ) = (0, ∂ᵢSᵢᵢ)
+//! θ ← θ + ε S(θ_t) r_t
+//! r ← r_t − ε S(θ_t) ∇Ũ_Ω(θ_t) − ε G⁻¹(θ_t) r_t + ε ∂S(θ_t) + N(0, ε(2G⁻¹(θ_t) − εB̂))
+//! ```
+//!
+//! (Algorithm 1's signs; eq. 30 as printed has the correction's sign inside the
+//! bracket wrong, see [`super::engine`].) [`Correction::Omitted`] drops ∂S: that
+//! is the naive eq. (27), whose stationary distribution is wrong whenever G
+//! depends on θ (the tests show it on the recipe's θ⁴ − 2θ² toy).
+//!
+//! ∂ᵢSᵢᵢ = ∂ᵢ(G⁻¹)ᵢᵢ / (2 Sᵢᵢ). If 2G⁻¹(θ)ᵢᵢ − εB̂ < 0 at the current θ the noise is
+//! not defined and the step returns [`Error::NonFiniteProposal`].
+//!
+//! **Convention.** Recipe ε. **Random numbers per step:** the batch, then D
+//! standard normals. **Exactness:** biased O(ε) with the correction; wrong
+//! without it.
+
+use rand_core::Rng;
+
+use super::engine::{RecipeDynamics, recipe_update};
+use super::{Correction, DiagonalMetric, check_initial, evaluate_metric};
+use crate::Real;
+use crate::error::{Error, require_non_negative, require_positive};
+use crate::linalg::all_finite;
+use crate::random::fill_standard_normal;
+use crate::stats::StepStats;
+use crate::target::MinibatchPotential;
+
+/// Settings of [`Sgrhmc`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SgrhmcSettings<T> {
+    /// ε > 0 (recipe convention).
+    pub step_size: T,
+    /// B̂ ≥ 0 (needs 2G⁻¹(θ) − εB̂ ≥ 0 along the chain).
+    pub noise_estimate: T,
+    /// [`Correction::Included`]: gSGRHMC (eq. 30); `Omitted`: naive eq. (27).
+    pub correction: Correction,
+}
+
+impl<T: Real> SgrhmcSettings<T> {
+    /// gSGRHMC with step size ε and B̂ = 0.
+    pub fn new(step_size: T) -> Self {
+        SgrhmcSettings {
+            step_size,
+            noise_estimate: T::ZERO,
+            correction: Correction::Included,
+        }
+    }
+
+    /// Checks every setting.
+    pub fn validate(&self) -> Result<(), Error> {
+        require_positive(self.step_size, "step_size")?;
+        require_non_negative(self.noise_estimate, "noise_estimate")
+    }
+}
+
+struct SgrhmcDynamics<'a, T> {
+    inverse: &'a [T],
+    root: &'a [T],
+    root_derivative: Option<&'a [T]>,
+    noise_estimate: T,
+}
+
+impl<T: Real> RecipeDynamics<T> for SgrhmcDynamics<'_, T> {
+    fn state_len(&self) -> usize {
+        2 * self.inverse.len()
+    }
+    fn noise_len(&self) -> usize {
+        self.inverse.len()
+    }
+    fn hamiltonian_gradient(&self, z: &[T], g: &[T], out: &mut [T]) {
+        let d = self.inverse.len();
+        out[..d].copy_from_slice(g);
+        out[d..].copy_from_slice(&z[d..]);
+    }
+    fn apply_diffusion(&self, _z: &[T], v: &[T], out: &mut [T]) {
+        let d = self.inverse.len();
+        for i in 0..d {
+            out[i] = T::ZERO;
+            out[d + i] = self.inverse[i] * v[d + i];
+        }
+    }
+    fn apply_curl(&self, _z: &[T], v: &[T], out: &mut [T]) {
+        let d = self.inverse.len();
+        for i in 0..d {
+            out[i] = -(self.root[i] * v[d + i]);
+            out[d + i] = self.root[i] * v[i];
+        }
+    }
+    fn correction(&self, _z: &[T], out: &mut [T]) {
+        let d = self.inverse.len();
+        out.fill(T::ZERO);
+        if let Some(ds) = self.root_derivative {
+            out[d..].copy_from_slice(ds);
+        }
+    }
+    fn apply_noise_factor(&self, _z: &[T], eps: T, w: &[T], out: &mut [T]) {
+        let d = self.inverse.len();
+        for i in 0..d {
+            out[i] = T::ZERO;
+            out[d + i] = (T::TWO * self.inverse[i] - eps * self.noise_estimate).sqrt() * w[i];
+        }
+    }
+}
+
+/// gSGRHMC (or the naive eq. 27) with a diagonal metric in dimension `D`.
+#[derive(Debug, Clone)]
+pub struct Sgrhmc<T, const D: usize> {
+    settings: SgrhmcSettings<T>,
+    state: [[T; D]; 2],
+    proposal: [[T; D]; 2],
+    gradient: [T; D],
+    inverse: [T; D],
+    derivative: [T; D],
+    root: [T; D],
+    normals: [T; D],
+    work: [[T; D]; 4],
+}
+
+impl<T: Real, const D: usize> Sgrhmc<T, D> {
+    /// Validates `settings` and starts at θ = `initial_position` (finite, D ≥ 1),
+    /// r = 0.
+    pub fn new(settings: SgrhmcSettings<T>, initial_position: [T; D]) -> Result<Self, Error> {
+        settings.validate()?;
+        check_initial(&initial_position)?;
+        Ok(Sgrhmc {
+            settings,
+            state: [initial_position, [T::ZERO; D]],
+            proposal: [[T::ZERO; D]; 2],
+            gradient: [T::ZERO; D],
+            inverse: [T::ZERO; D],
+            derivative: [T::ZERO; D],
+            root: [T::ZERO; D],
+            normals: [T::ZERO; D],
+            work: [[T::ZERO; D]; 4],
+        })
+    }
+
+    /// The current θ.
+    pub fn position(&self) -> &[T; D] {
+        &self.state[0]
+    }
+
+    /// The current momentum r.
+    pub fn momentum(&self) -> &[T; D] {
+        &self.state[1]
+    }
+
+    /// Sets r (finite), e.g. to resample it (Algorithm 1's optional step).
+    pub fn set_momentum(&mut self, momentum: [T; D]) -> Result<(), Error> {
+        if !all_finite(&momentum) {
+            return Err(Error::invalid("momentum", "finite"));
+        }
+        self.state[1] = momentum;
+        Ok(())
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &SgrhmcSettings<T> {
+        &self.settings
+    }
+
+    /// Changes ε.
+    pub fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        require_positive(step_size, "step_size")?;
+        self.settings.step_size = step_size;
+        Ok(())
+    }
+
+    /// One step with `metric` evaluated at the current θ. A non-finite gradient
+    /// or metric (or G⁻¹ ≤ 0) returns [`Error::NonFiniteGradient`], a non-finite
+    /// proposal [`Error::NonFiniteProposal`]; the sampler is then exactly as
+    /// before the call.
+    pub fn step<P, G, R>(
+        &mut self,
+        target: &P,
+        metric: &G,
+        rng: &mut R,
+    ) -> Result<StepStats<T>, Error>
+    where
+        P: MinibatchPotential<T, D>,
+        G: DiagonalMetric<T, D> + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let eps = self.settings.step_size;
+        let mut stats = StepStats::new(eps);
+        stats.accepted = true;
+        stats.acceptance_probability = T::ONE;
+        let batch = target.draw_batch(rng);
+        fill_standard_normal(rng, &mut self.normals);
+        target.minibatch_gradient(&batch, &self.state[0], &mut self.gradient);
+        stats.gradient_evaluations = 1;
+        if !all_finite(&self.gradient) {
+            return Err(Error::NonFiniteGradient);
+        }
+        evaluate_metric(
+            metric,
+            &self.state[0],
+            &mut self.inverse,
+            &mut self.derivative,
+        )?;
+        for i in 0..D {
+            self.root[i] = self.inverse[i].sqrt();
+            // ∂ᵢ√g = ∂ᵢg / (2√g); reuse `derivative` for it.
+            self.derivative[i] /= T::TWO * self.root[i];
+        }
+        let dynamics = SgrhmcDynamics {
+            inverse: &self.inverse,
+            root: &self.root,
+            root_derivative: match self.settings.correction {
+                Correction::Included => Some(&self.derivative),
+                Correction::Omitted => None,
+            },
+            noise_estimate: self.settings.noise_estimate,
+        };
+        recipe_update(
+            &dynamics,
+            self.state.as_flattened(),
+            &self.gradient,
+            eps,
+            &self.normals,
+            self.work.as_flattened_mut(),
+            self.proposal.as_flattened_mut(),
+        )?;
+        if !all_finite(self.proposal.as_flattened()) {
+            return Err(Error::NonFiniteProposal);
+        }
+        self.state = self.proposal;
+        Ok(stats)
+    }
+}

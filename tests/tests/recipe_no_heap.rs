@@ -1,0 +1,203 @@
+//! The complete-recipe samplers never touch the heap: 1000 steps of each (f32
+//! and f64, every mode) run inside a region where a counting global allocator
+//! records every alloc/realloc/dealloc of this thread, and the count must be 0.
+//! The counter itself is checked on a `Vec` (negative control), as in
+//! `no_heap.rs` (the allocator pattern is copied from there).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::hint::black_box;
+
+use qnmc::Real;
+use qnmc::samplers::recipe::{
+    Correction, Psgld, PsgldSettings, Sghmc, SghmcSettings, Sgld, SgldSettings, Sgnht,
+    SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings, Thermostat,
+};
+use qnmc_tests::recipe::{BumpMetric, DoubleWell, DoubleWellMetric, NoisyGaussian};
+use rand_core::SeedableRng;
+use rand_xorshift::XorShiftRng;
+
+struct CountingAllocator;
+
+thread_local! {
+    static MEASURING: Cell<bool> = const { Cell::new(false) };
+    static EVENTS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn record() {
+    let measuring = MEASURING.try_with(Cell::get).unwrap_or(false);
+    if measuring {
+        let _ = EVENTS.try_with(|c| c.set(c.get() + 1));
+    }
+}
+
+// SAFETY: every method forwards to `System` unchanged; the counting touches only
+// const-initialised thread-locals without destructors, which never allocate.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        record();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        record();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        record();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        record();
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+fn count_heap<R>(f: impl FnOnce() -> R) -> (usize, R) {
+    EVENTS.with(|c| c.set(0));
+    MEASURING.with(|m| m.set(true));
+    let out = f();
+    MEASURING.with(|m| m.set(false));
+    (EVENTS.with(Cell::get), out)
+}
+
+const STEPS: usize = 1000;
+
+#[test]
+fn counter_sees_allocations() {
+    let (n, ()) = count_heap(|| {
+        let v: Vec<u8> = Vec::with_capacity(1);
+        black_box(&v);
+    });
+    assert_eq!(n, 2);
+    let (n, x) = count_heap(|| black_box(1u64 + 2));
+    assert_eq!((n, x), (0, 3));
+}
+
+fn target() -> NoisyGaussian<4> {
+    NoisyGaussian {
+        precision: [
+            [2.0, 0.3, 0.0, 0.0],
+            [0.3, 1.0, 0.2, 0.0],
+            [0.0, 0.2, 1.5, 0.1],
+            [0.0, 0.0, 0.1, 1.0],
+        ],
+        noise_sd: 0.5,
+    }
+}
+
+/// Runs `STEPS` steps of `step` in a measured region; asserts no heap event,
+/// every step Ok, and the chain moved.
+fn check<T: Real, const D: usize>(
+    label: &str,
+    mut step: impl FnMut(&mut XorShiftRng) -> bool,
+    position: impl Fn() -> [T; D],
+) {
+    let before = position();
+    let mut rng = XorShiftRng::seed_from_u64(5);
+    let (events, ok) = count_heap(|| {
+        let mut ok = 0usize;
+        for _ in 0..STEPS {
+            ok += step(&mut rng) as usize;
+        }
+        ok
+    });
+    assert_eq!(events, 0, "{label}: {events} heap events");
+    assert_eq!(ok, STEPS, "{label}: failed steps");
+    assert_ne!(before, position(), "{label}: did not move");
+}
+
+macro_rules! run {
+    ($label:expr, $s:expr, |$x:ident, $rng:ident| $body:expr) => {{
+        let s = std::cell::RefCell::new($s);
+        check(
+            $label,
+            |$rng| {
+                let mut $x = s.borrow_mut();
+                let r = $body;
+                r.is_ok()
+            },
+            || *s.borrow().position(),
+        );
+    }};
+}
+
+fn all_samplers<T: Real>() {
+    let t = target();
+    let x0 = [
+        T::from_f64(1.0),
+        T::from_f64(-1.0),
+        T::from_f64(0.5),
+        T::from_f64(0.2),
+    ];
+    let eps = T::from_f64(0.02);
+    run!(
+        "SGLD",
+        Sgld::<T, 4>::new(SgldSettings::new(eps), x0).unwrap(),
+        |s, rng| s.step(&t, rng)
+    );
+    run!(
+        "pSGLD adaptive",
+        Psgld::<T, 4>::new(
+            PsgldSettings::new(eps, T::from_f64(0.99), T::from_f64(0.1)),
+            x0
+        )
+        .unwrap(),
+        |s, rng| s.step(&t, rng)
+    );
+    run!(
+        "pSGLD corrected",
+        Psgld::<T, 4>::new(
+            PsgldSettings::new(eps, T::from_f64(0.99), T::from_f64(0.1)),
+            x0
+        )
+        .unwrap(),
+        |s, rng| s.step_corrected(&t, rng)
+    );
+    let mut frozen = Psgld::<T, 4>::new(
+        PsgldSettings::new(eps, T::from_f64(0.99), T::from_f64(0.1)),
+        x0,
+    )
+    .unwrap();
+    frozen.set_preconditioner([T::from_f64(0.5); 4]).unwrap();
+    run!("pSGLD frozen", frozen, |s, rng| s.step(&t, rng));
+    for c in [Correction::Included, Correction::Omitted] {
+        let mut st = SgrldSettings::new(eps);
+        st.correction = c;
+        run!("SGRLD", Sgrld::<T, 4>::new(st, x0).unwrap(), |s, rng| s
+            .step(&t, &BumpMetric, rng));
+        let mut st = SgrhmcSettings::new(eps);
+        st.correction = c;
+        run!("SGRHMC", Sgrhmc::<T, 4>::new(st, x0).unwrap(), |s, rng| s
+            .step(&t, &BumpMetric, rng));
+    }
+    run!(
+        "SGHMC",
+        Sghmc::<T, 4>::new(SghmcSettings::new(eps, T::ONE), x0).unwrap(),
+        |s, rng| s.step(&t, rng)
+    );
+    for th in [Thermostat::Adaptive, Thermostat::Fixed] {
+        let mut st = SgnhtSettings::new(eps, T::ONE);
+        st.thermostat = th;
+        run!("SGNHT", Sgnht::<T, 4>::new(st, x0).unwrap(), |s, rng| s
+            .step(&t, rng));
+    }
+    let metric = DoubleWellMetric { offset: 1.05 };
+    run!(
+        "SGRHMC toy",
+        Sgrhmc::<T, 1>::new(SgrhmcSettings::new(T::from_f64(0.005)), [T::from_f64(0.3)]).unwrap(),
+        |s, rng| s.step(&DoubleWell, &metric, rng)
+    );
+}
+
+#[test]
+fn recipe_samplers_do_not_allocate_f64() {
+    all_samplers::<f64>();
+}
+
+#[test]
+fn recipe_samplers_do_not_allocate_f32() {
+    all_samplers::<f32>();
+}
