@@ -12,6 +12,12 @@
 //! | [`Hmc`] | Neal 2011 (baseline) | yes |
 //! | [`Qnhmc`] | Fu, Luo & Zhang 2016, Algorithm 2 | adaptive; exact once the memory is frozen |
 //! | [`Hamcmc`] | Şimşekli et al. 2016, Algorithm 1 | stochastic gradient, biased for fixed ε |
+//! | [`HmcBfgs`], [`MhBfgs`] | Zhang & Sutton 2011 | yes (ensemble of K chains) |
+//! | [`Amagold`] | Zhang, Cooper & De Sa 2020, Algorithm 2 (L2MC with full batches) | yes |
+//! | [`Sgld`], [`Psgld`], [`Sgrld`], [`Sghmc`], [`Sgnht`], [`Sgrhmc`] | Ma, Chen & Fox 2015 (complete recipe) and the papers it unifies | stochastic gradient, biased |
+//!
+//! Step sizes of the Hamiltonian samplers can be tuned by dual averaging during
+//! warm-up ([`adaptation`]).
 //!
 //! The L-BFGS engine they share ([`lbfgs::LbfgsMemory`]) provides H·v, B·v, the
 //! product-form square-root factors S·z and C·z (in the corrected form of
@@ -98,11 +104,15 @@ pub mod samplers;
 mod stats;
 mod target;
 
+pub use adaptation::{DualAveraging, DualAveragingSettings, StepSizeAdaptable, Warmup};
 pub use error::Error;
 pub use real::Real;
 pub use samplers::{
-    Hamcmc, HamcmcSettings, Hmc, HmcSettings, InverseMass, MemoryUpdate, Qnhmc, QnhmcMass,
-    QnhmcSettings, StepSizeSchedule,
+    Amagold, AmagoldSettings, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings, HmcSettings,
+    InverseMass, L2mc, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, MomentumRefresh,
+    Psgld, PsgldSettings, Qnhmc, QnhmcMass, QnhmcSettings, Sghmc, SghmcSettings, Sgld,
+    SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings,
+    StepSizeSchedule,
 };
 pub use stats::StepStats;
 pub use target::{FullBatch, MinibatchPotential, Potential};

@@ -125,6 +125,13 @@ impl<T: Real, const D: usize> Hmc<T, D> {
         Ok(())
     }
 
+    /// Sets a new step size (e.g. from adaptation); on error nothing changes.
+    pub fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        require_positive(step_size, "step_size")?;
+        self.settings.step_size = step_size;
+        Ok(())
+    }
+
     /// The settings in force.
     pub fn settings(&self) -> &HmcSettings<T, D> {
         &self.settings

@@ -5,6 +5,10 @@
 //! | [`Hmc`] | Neal 2011 | yes |
 //! | [`Qnhmc`] | Fu, Luo & Zhang 2016, Alg. 2 | adaptive; exact once the memory is frozen |
 //! | [`Hamcmc`] | Şimşekli et al. 2016, Alg. 1 | stochastic gradient: biased for fixed ε |
+//! | [`HmcBfgs`] | Zhang & Sutton 2011, Alg. 1 (`ensemble/hmc_bfgs.rs`) | yes (ensemble of K chains) |
+//! | [`MhBfgs`] | Zhang & Sutton 2011, §4.1 eq. 14 (`ensemble/mh_bfgs.rs`) | yes (ensemble of K chains) |
+//! | [`Amagold`] | Zhang, Cooper & De Sa 2020, Alg. 2 (`amagold.rs`) | yes (one full-data MH test per T steps) |
+//! | [`Sgld`], [`Psgld`], [`Sgrld`], [`Sghmc`], [`Sgnht`], [`Sgrhmc`] | Ma, Chen & Fox 2015 and the papers it unifies (`recipe/`) | stochastic gradient: biased O(ε) |
 
 pub mod amagold;
 pub mod ensemble;
@@ -14,7 +18,13 @@ mod metropolis;
 mod qnhmc;
 pub mod recipe;
 
+pub use amagold::{Amagold, AmagoldSettings, L2mc, MomentumRefresh};
+pub use ensemble::{HmcBfgs, HmcBfgsSettings, MhBfgs, MhBfgsProposal, MhBfgsSettings};
 pub use hamcmc::{Hamcmc, HamcmcSettings, StepSizeSchedule};
 pub use hmc::{Hmc, HmcSettings, InverseMass};
 pub use metropolis::DIVERGENCE_THRESHOLD;
 pub use qnhmc::{MemoryUpdate, Qnhmc, QnhmcMass, QnhmcSettings};
+pub use recipe::{
+    Psgld, PsgldSettings, Sghmc, SghmcSettings, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc,
+    SgrhmcSettings, Sgrld, SgrldSettings,
+};

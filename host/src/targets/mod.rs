@@ -3,10 +3,14 @@
 //! - [`CorrelatedGaussian`]: N(0, c·11ᵀ + a·I), the QNHMC paper's benchmark
 //!   (c = 1, a = 4, D = 100);
 //! - [`LinearGaussianModel`]: the HAMCMC paper's linear Gaussian model (eq. 14),
-//!   full-data and minibatch, with its analytic posterior.
+//!   full-data and minibatch, with its analytic posterior;
+//! - [`LogisticRegression`]: Bayesian logistic regression, with the German
+//!   credit data built in (D = 25).
 
 mod correlated_gaussian;
 mod linear_gaussian;
+mod logistic_regression;
 
 pub use correlated_gaussian::CorrelatedGaussian;
 pub use linear_gaussian::{LinearGaussianModel, Posterior};
+pub use logistic_regression::LogisticRegression;

@@ -1,1 +1,223 @@
-//! HMC-BFGS and MH-BFGS ensemble samplers (Zhang & Sutton 2011) (being written).
+//! HMC-BFGS and MH-BFGS: the ensemble-chain-adaptation (ECA) samplers of
+//! Zhang & Sutton, *Quasi-Newton Methods for Markov Chain Monte Carlo* (NIPS 2011),
+//! §3–§4, Algorithm 1 (HMC-BFGS) and §4.1, eq. 14 (MH-BFGS); ALGORITHMS.md §4.
+//!
+//! # The scheme
+//!
+//! The sampler holds K chains x₁ … x_K (const generic `K ≥ 3`) and, for each,
+//! U(x_k) and ∇U(x_k). One call to `step` updates **one** chain, round-robin:
+//! chain 0, 1, …, K−1, 0, … ([`HmcBfgs::next_chain`] tells which comes next).
+//! This is the paper's Algorithm 1, which always updates the oldest member of
+//! the window and moves it to the end (lines 5–9): relabelling the window slots
+//! as fixed chain indices makes that a round-robin sweep, i.e. the composition
+//! T = T₁ ∘ … ∘ T_K of eq. 13. One full sweep is K calls.
+//!
+//! To update chain i, the metric is built from the **other** K − 1 states only
+//! (the paper's H_BFGS(x_{1:K∖i}), §3 last paragraph):
+//! 1. sort the K − 1 states by L(x) = −U(x) in ascending order, i.e. by U
+//!    descending (ties keep chain order), so the pairs run towards the mode and
+//!    the newest L-BFGS pair is the one with the lowest U;
+//! 2. walk the sorted list with an anchor a (first the highest-U state): for the
+//!    next state c, s = x_c − x_a, y = ∇U(x_c) − ∇U(x_a); if the pair passes the
+//!    curvature policy (the paper: sᵀy > 0) it enters the memory and c becomes the
+//!    anchor; otherwise c is removed from the pseudo-memory (the paper: "remove
+//!    the point x_{i+1} … and recompute s_i, y_i using x_{i+2}") and counted in
+//!    [`StepStats::pairs_skipped`](crate::StepStats::pairs_skipped);
+//! 3. the pairs go, oldest first, into an [`LbfgsMemory`]
+//!    that is cleared before every update. K − 1 states give at most K − 2
+//!    pairs, so the const generic pair capacity must satisfy `M ≥ K − 2`
+//!    (checked at construction; `M = K − 2` is enough).
+//!
+//! γ of H⁰ = γI: the paper leaves it free ("γI for some γ"). The default is
+//! [`InitialScaling::NewestPair`]`(1)`:
+//! γ = sᵀy / yᵀy of the newest (lowest-U) pair, 1 when no pair survives.
+//! The default curvature policy is the paper's rule exactly: skip iff sᵀy ≤ 0
+//! (`min_relative_curvature = 0`, no trust region); set ε > 0 for targets with
+//! regions of negative curvature.
+//!
+//! # Exactness
+//!
+//! Both samplers are **exact**: the metric used to update chain i is a function
+//! of the other chains only, so with those held fixed the update is an ordinary
+//! π-invariant HMC (resp. Metropolis–Hastings) kernel on x_i, and the ensemble
+//! is a valid MCMC on the product space with invariant density ∏_k π(x_k)
+//! (the paper's eq. 12–13 argument). Every chain is marginally a draw of π at
+//! stationarity; the chains are not independent of each other. The momenta are
+//! not part of the invariant state (the paper, end of §4.2): they are redrawn at
+//! every update and discarded.
+//!
+//! Non-finite U or ∇U (or a non-finite proposed position) is a rejected,
+//! counted divergence; the chain stays where it was.
+//!
+//! # Cost and use
+//!
+//! Per update: the metric, O(K² + K·D + (K − 2)²·D) (insertion sort, pairs,
+//! product-form factors), then L gradients (HMC-BFGS) or one gradient
+//! (MH-BFGS; ∇U is needed because every accepted state feeds the other
+//! chains' metrics). Storage: K states, U and ∇U, plus an L-BFGS memory of M
+//! pairs. Each chain only moves once per K updates, so K should stay small
+//! (K − 2 pairs of curvature information); the paper, like the tests here, finds
+//! the random-walk MH-BFGS slow in high dimension — prefer HMC-BFGS there.
+//!
+//! Both samplers implement [`StepSizeAdaptable`](crate::adaptation::StepSizeAdaptable),
+//! so the warm-up driver can tune ε from the acceptance probability of every
+//! update (warm-up draws are then discarded, as for every adapted sampler).
+//!
+//! # Example
+//!
+//! ```
+//! use qnmc::Potential;
+//! use qnmc::samplers::ensemble::{HmcBfgs, HmcBfgsSettings};
+//! use rand_core::SeedableRng;
+//! use rand_xorshift::XorShiftRng;
+//!
+//! /// U(θ) = ½ θᵀ diag(1, 100) θ: badly scaled, which the metric fixes.
+//! struct Scaled;
+//! impl Potential<f64, 2> for Scaled {
+//!     fn potential_and_gradient(&self, x: &[f64; 2], g: &mut [f64; 2]) -> f64 {
+//!         g[0] = x[0];
+//!         g[1] = 100.0 * x[1];
+//!         0.5 * (x[0] * g[0] + x[1] * g[1])
+//!     }
+//! }
+//!
+//! // K = 6 chains, pair capacity M = 4 = K − 2.
+//! let starts = [[1.0, 0.1], [-1.0, 0.05], [0.5, -0.1], [2.0, 0.0], [-0.3, 0.2], [0.0, -0.05]];
+//! let mut sampler =
+//!     HmcBfgs::<f64, 2, 6, 4>::new(HmcBfgsSettings::new(0.8, 3), starts, &Scaled).unwrap();
+//! let mut rng = XorShiftRng::seed_from_u64(1);
+//! let (mut accepted, mut sum_sq) = (0, 0.0);
+//! for sweep in 0..2000 {
+//!     for _ in 0..6 {
+//!         accepted += sampler.step(&Scaled, &mut rng).accepted as u32;
+//!     }
+//!     if sweep >= 200 {
+//!         sum_sq += sampler.positions().iter().map(|x| x[0] * x[0]).sum::<f64>();
+//!     }
+//! }
+//! assert!(accepted > 6000);
+//! let variance = sum_sq / (1800.0 * 6.0); // Var θ₀ = 1
+//! assert!((variance - 1.0).abs() < 0.2, "{variance}");
+//! ```
+
+mod hmc_bfgs;
+mod mh_bfgs;
+
+pub use hmc_bfgs::{HmcBfgs, HmcBfgsSettings};
+pub use mh_bfgs::{MhBfgs, MhBfgsProposal, MhBfgsSettings};
+
+use crate::Real;
+use crate::error::Error;
+use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
+use crate::linalg::{all_finite, difference};
+use crate::target::Potential;
+
+/// The paper's curvature rule: skip iff sᵀy ≤ 0, no trust region.
+pub(crate) fn paper_curvature<T: Real>() -> CurvaturePolicy<T> {
+    CurvaturePolicy {
+        trust_region: T::ZERO,
+        min_relative_curvature: T::ZERO,
+    }
+}
+
+/// The K states with their potentials and gradients, the metric memory and the
+/// round-robin cursor, shared by both samplers.
+#[derive(Debug, Clone)]
+pub(crate) struct Ensemble<T, const D: usize, const K: usize, const M: usize> {
+    pub(crate) positions: [[T; D]; K],
+    pub(crate) potentials: [T; K],
+    pub(crate) gradients: [[T; D]; K],
+    pub(crate) memory: LbfgsMemory<T, D, M>,
+    pub(crate) next: usize,
+    s: [T; D],
+    y: [T; D],
+}
+
+/// Checks `K ≥ 3` and `M ≥ K − 2`, and builds the metric memory.
+pub(crate) fn new_memory<T: Real, const D: usize, const K: usize, const M: usize>(
+    scaling: InitialScaling<T>,
+    curvature: CurvaturePolicy<T>,
+) -> Result<LbfgsMemory<T, D, M>, Error> {
+    if K < 3 {
+        return Err(Error::invalid("K", ">= 3 chains"));
+    }
+    if M < K - 2 {
+        return Err(Error::invalid("M", ">= K - 2 pairs"));
+    }
+    LbfgsMemory::new(LbfgsSettings {
+        max_pairs: K - 2,
+        scaling,
+        curvature,
+    })
+}
+
+impl<T: Real, const D: usize, const K: usize, const M: usize> Ensemble<T, D, K, M> {
+    pub(crate) fn new<P: Potential<T, D>>(
+        memory: LbfgsMemory<T, D, M>,
+        initial: [[T; D]; K],
+        target: &P,
+    ) -> Result<Self, Error> {
+        let mut ensemble = Ensemble {
+            positions: initial,
+            potentials: [T::ZERO; K],
+            gradients: [[T::ZERO; D]; K],
+            memory,
+            next: 0,
+            s: [T::ZERO; D],
+            y: [T::ZERO; D],
+        };
+        for k in 0..K {
+            if !all_finite(&ensemble.positions[k]) {
+                return Err(Error::NonFiniteInitialState);
+            }
+            let u =
+                target.potential_and_gradient(&ensemble.positions[k], &mut ensemble.gradients[k]);
+            if !u.is_finite() || !all_finite(&ensemble.gradients[k]) {
+                return Err(Error::NonFiniteInitialState);
+            }
+            ensemble.potentials[k] = u;
+        }
+        Ok(ensemble)
+    }
+
+    /// Rebuilds the memory from every chain but `chain` (steps 1–3 of the module
+    /// docs) and returns the number of states removed by the curvature filter.
+    pub(crate) fn build_metric(&mut self, chain: usize) -> u32 {
+        // Indices of the other chains, insertion-sorted by U descending (stable).
+        let mut order = [0usize; K];
+        let mut n = 0usize;
+        for k in 0..K {
+            if k == chain {
+                continue;
+            }
+            let mut j = n;
+            while j > 0 && self.potentials[order[j - 1]] < self.potentials[k] {
+                order[j] = order[j - 1];
+                j -= 1;
+            }
+            order[j] = k;
+            n += 1;
+        }
+        self.memory.clear();
+        let mut skipped = 0u32;
+        let Some(&first) = order.first() else {
+            return 0;
+        };
+        let mut anchor = first;
+        for &c in order.iter().take(n).skip(1) {
+            difference(&self.positions[c], &self.positions[anchor], &mut self.s);
+            difference(&self.gradients[c], &self.gradients[anchor], &mut self.y);
+            if self.memory.try_push(&self.s, &self.y) {
+                anchor = c;
+            } else {
+                skipped += 1;
+            }
+        }
+        skipped
+    }
+
+    /// Moves the cursor to the next chain.
+    pub(crate) fn advance(&mut self) {
+        self.next = if self.next + 1 >= K { 0 } else { self.next + 1 };
+    }
+}

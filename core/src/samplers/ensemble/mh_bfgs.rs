@@ -1,0 +1,273 @@
+//! MH-BFGS (Zhang & Sutton 2011, §4.1, eq. 14).
+
+use rand_core::Rng;
+
+use super::{Ensemble, new_memory, paper_curvature};
+use crate::Real;
+use crate::adaptation::StepSizeAdaptable;
+use crate::error::{Error, require_positive};
+use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory};
+use crate::linalg::{all_finite, dot};
+use crate::random::fill_standard_normal;
+use crate::samplers::metropolis::metropolis;
+use crate::stats::StepStats;
+use crate::target::Potential;
+
+/// The proposal mean µ(x) of MH-BFGS; the covariance is always ε² H.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MhBfgsProposal {
+    /// µ(x) = x: x′ = x + ε S z. Symmetric, because H depends on the other
+    /// chains only: q(x′|x) = q(x|x′), so eq. 14 reduces to min(1, π(x′)/π(x))
+    /// and no density term is computed (log det H cancels too).
+    RandomWalk,
+    /// The paper's "Newton step from x_t", in Langevin form:
+    /// µ(x) = x − (ε²/2) H ∇U(x), x′ = µ(x) + ε S z (ε = √2 is the full Newton
+    /// step with covariance 2H). Not symmetric: eq. 14 is evaluated with
+    /// −log q(a|b) = ½ ε⁻² (a − µ(b))ᵀ B (a − µ(b)) + const, the quadratic form
+    /// through [`LbfgsMemory::apply_hessian`]; log det(ε²H) is the same in both
+    /// directions and cancels.
+    Newton,
+}
+
+/// Settings of [`MhBfgs`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MhBfgsSettings<T> {
+    /// Proposal scale ε > 0: the proposal covariance is ε² H.
+    pub step_size: T,
+    /// Proposal mean.
+    pub proposal: MhBfgsProposal,
+    /// γ of H⁰ = γI (default: γ = sᵀy / yᵀy of the newest pair, 1 without pairs).
+    pub scaling: InitialScaling<T>,
+    /// Which pairs enter the metric (default: the paper's sᵀy > 0).
+    pub curvature: CurvaturePolicy<T>,
+}
+
+impl<T: Real> MhBfgsSettings<T> {
+    /// Proposal scale ε and mean rule, γ from the newest pair, the paper's
+    /// curvature rule.
+    pub fn new(step_size: T, proposal: MhBfgsProposal) -> Self {
+        MhBfgsSettings {
+            step_size,
+            proposal,
+            scaling: InitialScaling::NewestPair(T::ONE),
+            curvature: paper_curvature(),
+        }
+    }
+
+    /// Checks every setting.
+    pub fn validate(&self) -> Result<(), Error> {
+        require_positive(self.step_size, "step_size")?;
+        let gamma = match self.scaling {
+            InitialScaling::Fixed(g) | InitialScaling::NewestPair(g) => g,
+        };
+        require_positive(gamma, "scaling")?;
+        self.curvature.validate()
+    }
+}
+
+/// MH-BFGS: an ensemble of `K` Metropolis–Hastings chains in dimension `D`;
+/// chain i gets a Gaussian proposal with covariance ε² H, H the L-BFGS
+/// inverse-Hessian approximation from the other K − 1 chains (module docs of
+/// [`ensemble`](super)). `M ≥ K − 2` is the pair capacity. An exact sampler of
+/// ∏ π(x_k).
+///
+/// One `step` updates chain [`next_chain`](Self::next_chain) (round-robin):
+/// build H; x′ = µ(x) + ε S z with S Sᵀ = H
+/// ([`LbfgsMemory::apply_sqrt_inverse_hessian`]); one evaluation of U and ∇U at
+/// x′ (∇U is needed because accepted states feed the other chains' metrics);
+/// accept with the probability of eq. 14.
+///
+/// Random numbers per step: D standard normals (z, via
+/// [`fill_standard_normal`](crate::random::fill_standard_normal)), then one
+/// uniform (drawn even for a divergent proposal).
+#[derive(Debug, Clone)]
+pub struct MhBfgs<T, const D: usize, const K: usize, const M: usize> {
+    settings: MhBfgsSettings<T>,
+    ensemble: Ensemble<T, D, K, M>,
+    z: [T; D],
+    noise: [T; D],
+    drift: [T; D],
+    residual: [T; D],
+    product: [T; D],
+    proposal: [T; D],
+    proposal_gradient: [T; D],
+}
+
+impl<T: Real, const D: usize, const K: usize, const M: usize> MhBfgs<T, D, K, M> {
+    /// Validates the settings, `K ≥ 3` and `M ≥ K − 2` (errors name `K` and `M`),
+    /// and evaluates the target at every initial state.
+    pub fn new<P: Potential<T, D>>(
+        settings: MhBfgsSettings<T>,
+        initial_positions: [[T; D]; K],
+        target: &P,
+    ) -> Result<Self, Error> {
+        settings.validate()?;
+        let memory = new_memory::<T, D, K, M>(settings.scaling, settings.curvature)?;
+        Ok(MhBfgs {
+            settings,
+            ensemble: Ensemble::new(memory, initial_positions, target)?,
+            z: [T::ZERO; D],
+            noise: [T::ZERO; D],
+            drift: [T::ZERO; D],
+            residual: [T::ZERO; D],
+            product: [T::ZERO; D],
+            proposal: [T::ZERO; D],
+            proposal_gradient: [T::ZERO; D],
+        })
+    }
+
+    /// Replaces the settings; on error the old settings stay.
+    pub fn set_settings(&mut self, settings: MhBfgsSettings<T>) -> Result<(), Error> {
+        settings.validate()?;
+        self.ensemble.memory = new_memory::<T, D, K, M>(settings.scaling, settings.curvature)?;
+        self.settings = settings;
+        Ok(())
+    }
+
+    /// Sets the proposal scale ε; must be finite and > 0.
+    pub fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        require_positive(step_size, "step_size")?;
+        self.settings.step_size = step_size;
+        Ok(())
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &MhBfgsSettings<T> {
+        &self.settings
+    }
+
+    /// The current state of every chain.
+    pub fn positions(&self) -> &[[T; D]; K] {
+        &self.ensemble.positions
+    }
+
+    /// The current state of chain `chain`, `None` if `chain ≥ K`.
+    pub fn position(&self, chain: usize) -> Option<&[T; D]> {
+        self.ensemble.positions.get(chain)
+    }
+
+    /// U at every chain's state.
+    pub fn potentials(&self) -> &[T; K] {
+        &self.ensemble.potentials
+    }
+
+    /// ∇U at every chain's state.
+    pub fn gradients(&self) -> &[[T; D]; K] {
+        &self.ensemble.gradients
+    }
+
+    /// The chain the next `step` updates.
+    pub fn next_chain(&self) -> usize {
+        self.ensemble.next
+    }
+
+    /// The metric memory of the most recent update (empty before the first).
+    pub fn memory(&self) -> &LbfgsMemory<T, D, M> {
+        &self.ensemble.memory
+    }
+
+    /// ½ ε⁻² (a − µ(b))ᵀ B (a − µ(b)) for the Newton mean, µ(b) = b + `drift`
+    /// where `drift` = −(ε²/2) H ∇U(b) must already hold.
+    fn newton_energy(&mut self, a: &[T; D], b: &[T; D]) -> T {
+        let eps = self.settings.step_size;
+        for i in 0..D {
+            self.residual[i] = a[i] - (b[i] + self.drift[i]);
+        }
+        self.ensemble
+            .memory
+            .apply_hessian(&self.residual, &mut self.product);
+        T::HALF * dot(&self.residual, &self.product) / (eps * eps)
+    }
+
+    /// `drift` ← −(ε²/2) H g.
+    fn set_drift(&mut self, g: &[T; D]) {
+        let eps = self.settings.step_size;
+        self.ensemble
+            .memory
+            .apply_inverse_hessian(g, &mut self.drift);
+        let c = -(T::HALF * eps * eps);
+        for v in self.drift.iter_mut() {
+            *v *= c;
+        }
+    }
+
+    /// Updates chain [`next_chain`](Self::next_chain) and moves the cursor on.
+    /// Never fails: a non-finite energy is a rejected, counted divergence.
+    pub fn step<P: Potential<T, D>, R: Rng + ?Sized>(
+        &mut self,
+        target: &P,
+        rng: &mut R,
+    ) -> StepStats<T> {
+        let eps = self.settings.step_size;
+        let mut stats = StepStats::new(eps);
+        let chain = self.ensemble.next;
+        self.ensemble.advance();
+        let (Some(&x), Some(&g), Some(&u)) = (
+            self.ensemble.positions.get(chain),
+            self.ensemble.gradients.get(chain),
+            self.ensemble.potentials.get(chain),
+        ) else {
+            return stats;
+        };
+        stats.pairs_skipped = self.ensemble.build_metric(chain);
+
+        fill_standard_normal(rng, &mut self.z);
+        self.ensemble
+            .memory
+            .apply_sqrt_inverse_hessian(&self.z, &mut self.noise);
+        let newton = self.settings.proposal == MhBfgsProposal::Newton;
+        if newton {
+            self.set_drift(&g);
+        } else {
+            self.drift = [T::ZERO; D];
+        }
+        for i in 0..D {
+            self.proposal[i] = x[i] + self.drift[i] + eps * self.noise[i];
+        }
+
+        let mut h0 = u;
+        let mut h1 = T::INFINITY;
+        let mut potential = T::INFINITY;
+        if all_finite(&self.proposal) {
+            if newton {
+                let proposal = self.proposal;
+                h0 += self.newton_energy(&proposal, &x);
+            }
+            potential = target.potential_and_gradient(&self.proposal, &mut self.proposal_gradient);
+            stats.gradient_evaluations = 1;
+            if potential.is_finite() && all_finite(&self.proposal_gradient) {
+                h1 = potential;
+                if newton {
+                    let (proposal, proposal_gradient) = (self.proposal, self.proposal_gradient);
+                    self.set_drift(&proposal_gradient);
+                    h1 += self.newton_energy(&x, &proposal);
+                }
+            }
+        }
+        let decision = metropolis(h0, h1, rng);
+        stats.accepted = decision.accepted;
+        stats.acceptance_probability = decision.probability;
+        stats.energy_error = decision.energy_error;
+        stats.divergent = decision.divergent;
+        if decision.accepted {
+            if let (Some(xs), Some(gs), Some(us)) = (
+                self.ensemble.positions.get_mut(chain),
+                self.ensemble.gradients.get_mut(chain),
+                self.ensemble.potentials.get_mut(chain),
+            ) {
+                *xs = self.proposal;
+                *gs = self.proposal_gradient;
+                *us = potential;
+            }
+        }
+        stats
+    }
+}
+
+impl<T: Real, const D: usize, const K: usize, const M: usize> StepSizeAdaptable<T>
+    for MhBfgs<T, D, K, M>
+{
+    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        MhBfgs::set_step_size(self, step_size)
+    }
+}
