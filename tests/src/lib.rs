@@ -3,9 +3,11 @@
 //! [`dense`]: plain, allocating nalgebra versions of the core's L-BFGS engine and
 //! samplers, fed the same random numbers, used by `tests/oracles.rs` and
 //! `tests/reference_chains.rs`; [`recipe`], [`amagold`], [`ensemble`]: the same for the
-//! complete-recipe family, AMAGOLD/L2MC and HMC-BFGS/MH-BFGS.
+//! complete-recipe family, AMAGOLD/L2MC and HMC-BFGS/MH-BFGS; [`heap`]: the
+//! counting global allocator shared by the `*no_heap.rs` tests.
 
 pub mod amagold;
 pub mod dense;
 pub mod ensemble;
+pub mod heap;
 pub mod recipe;

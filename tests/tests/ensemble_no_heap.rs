@@ -1,64 +1,20 @@
-//! HMC-BFGS and MH-BFGS never touch the heap: a counting global allocator (the
-//! pattern of `no_heap.rs`, per-thread counting) sees zero heap events while the
+//! HMC-BFGS and MH-BFGS never touch the heap: a counting global allocator
+//! (`qnmc_tests::heap`, per-thread counting) sees zero heap events while the
 //! samplers are built and while they take 1000 updates, in f64 and f32, on the
 //! 100-D paper Gaussian and a 4-D banana-like target where the curvature filter
 //! removes points. A positive control shows the counter counts.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::hint::black_box;
 
 use qnmc::samplers::ensemble::{HmcBfgs, HmcBfgsSettings, MhBfgs, MhBfgsProposal, MhBfgsSettings};
 use qnmc::{Potential, Real};
 use qnmc_host::targets::CorrelatedGaussian;
+use qnmc_tests::heap::{CountingAllocator, count_heap};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 
-struct CountingAllocator;
-
-thread_local! {
-    static MEASURING: Cell<bool> = const { Cell::new(false) };
-    static EVENTS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn record() {
-    let measuring = MEASURING.try_with(Cell::get).unwrap_or(false);
-    if measuring {
-        let _ = EVENTS.try_with(|c| c.set(c.get() + 1));
-    }
-}
-
-// SAFETY: every method forwards to `System` unchanged; the counting touches only
-// const-initialised thread-locals without destructors, which never allocate.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        record();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        record();
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
 static GLOBAL: CountingAllocator = CountingAllocator;
-
-fn count_heap<R>(f: impl FnOnce() -> R) -> (usize, R) {
-    EVENTS.with(|c| c.set(0));
-    MEASURING.with(|m| m.set(true));
-    let out = f();
-    MEASURING.with(|m| m.set(false));
-    (EVENTS.with(Cell::get), out)
-}
 
 const STEPS: usize = 1000;
 

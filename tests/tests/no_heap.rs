@@ -1,6 +1,6 @@
 //! The core never touches the heap: a counting global allocator sees zero
 //! allocations, reallocations and deallocations while the samplers step and
-//! while the L-BFGS operators run.
+//! while the L-BFGS operators run (the allocator is `qnmc_tests::heap`).
 //!
 //! Counting is per thread: the test harness runs tests on parallel threads, so a
 //! thread-local "measuring" flag decides whether an allocation is counted and a
@@ -8,8 +8,6 @@
 //! calling thread is measured. Everything that legitimately allocates (building
 //! a `LinearGaussianModel`, formatting a failure message) happens outside.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::hint::black_box;
 
 use qnmc::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
@@ -18,59 +16,12 @@ use qnmc::{
     MinibatchPotential, Potential, Qnhmc, QnhmcMass, QnhmcSettings, Real, StepSizeSchedule,
 };
 use qnmc_host::targets::{CorrelatedGaussian, LinearGaussianModel};
+use qnmc_tests::heap::{CountingAllocator, count_heap};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 
-/// Wraps the system allocator and counts heap events made by a thread whose
-/// `MEASURING` flag is set.
-struct CountingAllocator;
-
-thread_local! {
-    static MEASURING: Cell<bool> = const { Cell::new(false) };
-    static EVENTS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn record() {
-    // `try_with`: never panic inside the allocator (e.g. during thread teardown).
-    let measuring = MEASURING.try_with(Cell::get).unwrap_or(false);
-    if measuring {
-        let _ = EVENTS.try_with(|c| c.set(c.get() + 1));
-    }
-}
-
-// SAFETY: every method forwards to `System` unchanged; the counting touches only
-// const-initialised thread-locals without destructors, which never allocate.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        record();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        record();
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
 static GLOBAL: CountingAllocator = CountingAllocator;
-
-/// Runs `f` with counting switched on for this thread and returns the number of
-/// heap events (alloc, alloc_zeroed, realloc, dealloc) it caused.
-fn count_heap<R>(f: impl FnOnce() -> R) -> (usize, R) {
-    EVENTS.with(|c| c.set(0));
-    MEASURING.with(|m| m.set(true));
-    let out = f();
-    MEASURING.with(|m| m.set(false));
-    (EVENTS.with(Cell::get), out)
-}
 
 const STEPS: usize = 1000;
 

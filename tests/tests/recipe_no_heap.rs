@@ -2,10 +2,8 @@
 //! and f64, every mode) run inside a region where a counting global allocator
 //! records every alloc/realloc/dealloc of this thread, and the count must be 0.
 //! The counter itself is checked on a `Vec` (negative control), as in
-//! `no_heap.rs` (the allocator pattern is copied from there).
+//! `no_heap.rs` (the allocator is `qnmc_tests::heap`).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::hint::black_box;
 
 use qnmc::Real;
@@ -13,55 +11,13 @@ use qnmc::samplers::recipe::{
     Correction, Psgld, PsgldSettings, Sghmc, SghmcSettings, Sgld, SgldSettings, Sgnht,
     SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings, Thermostat,
 };
+use qnmc_tests::heap::{CountingAllocator, count_heap};
 use qnmc_tests::recipe::{BumpMetric, DoubleWell, DoubleWellMetric, NoisyGaussian};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 
-struct CountingAllocator;
-
-thread_local! {
-    static MEASURING: Cell<bool> = const { Cell::new(false) };
-    static EVENTS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn record() {
-    let measuring = MEASURING.try_with(Cell::get).unwrap_or(false);
-    if measuring {
-        let _ = EVENTS.try_with(|c| c.set(c.get() + 1));
-    }
-}
-
-// SAFETY: every method forwards to `System` unchanged; the counting touches only
-// const-initialised thread-locals without destructors, which never allocate.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        record();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        record();
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
 static GLOBAL: CountingAllocator = CountingAllocator;
-
-fn count_heap<R>(f: impl FnOnce() -> R) -> (usize, R) {
-    EVENTS.with(|c| c.set(0));
-    MEASURING.with(|m| m.set(true));
-    let out = f();
-    MEASURING.with(|m| m.set(false));
-    (EVENTS.with(Cell::get), out)
-}
 
 const STEPS: usize = 1000;
 

@@ -2,14 +2,12 @@
 
 use rand_core::Rng;
 
-use super::{Ensemble, new_memory, paper_curvature};
+use super::{Ensemble, accept_or_reject, paper_curvature, validate_metric};
 use crate::Real;
-use crate::adaptation::StepSizeAdaptable;
 use crate::error::{Error, require_positive};
-use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory};
+use crate::lbfgs::{CurvaturePolicy, InitialScaling};
 use crate::linalg::{all_finite, dot};
 use crate::random::fill_standard_normal;
-use crate::samplers::metropolis::metropolis;
 use crate::stats::StepStats;
 use crate::target::Potential;
 
@@ -40,16 +38,14 @@ impl<T: Real> HmcBfgsSettings<T> {
 
     /// Checks every setting (the γ and curvature settings are checked as by
     /// [`LbfgsMemory::new`]).
+    ///
+    /// [`LbfgsMemory::new`]: crate::lbfgs::LbfgsMemory::new
     pub fn validate(&self) -> Result<(), Error> {
         require_positive(self.step_size, "step_size")?;
         if self.leapfrog_steps == 0 {
             return Err(Error::invalid("leapfrog_steps", ">= 1"));
         }
-        let gamma = match self.scaling {
-            InitialScaling::Fixed(g) | InitialScaling::NewestPair(g) => g,
-        };
-        require_positive(gamma, "scaling")?;
-        self.curvature.validate()
+        validate_metric(self.scaling, &self.curvature)
     }
 }
 
@@ -69,6 +65,8 @@ impl<T: Real> HmcBfgsSettings<T> {
 /// ([`fill_standard_normal`](crate::random::fill_standard_normal), in the order
 /// of z's entries), then one uniform (the Metropolis test, drawn even for a
 /// divergent trajectory).
+///
+/// [`LbfgsMemory::apply_sqrt_hessian`]: crate::lbfgs::LbfgsMemory::apply_sqrt_hessian
 #[derive(Debug, Clone)]
 pub struct HmcBfgs<T, const D: usize, const K: usize, const M: usize> {
     settings: HmcBfgsSettings<T>,
@@ -89,66 +87,20 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> HmcBfgs<T, D, K, M
         target: &P,
     ) -> Result<Self, Error> {
         settings.validate()?;
-        let memory = new_memory::<T, D, K, M>(settings.scaling, settings.curvature)?;
         Ok(HmcBfgs {
             settings,
-            ensemble: Ensemble::new(memory, initial_positions, target)?,
+            ensemble: Ensemble::new(
+                settings.scaling,
+                settings.curvature,
+                initial_positions,
+                target,
+            )?,
             z: [T::ZERO; D],
             momentum: [T::ZERO; D],
             velocity: [T::ZERO; D],
             proposal: [T::ZERO; D],
             proposal_gradient: [T::ZERO; D],
         })
-    }
-
-    /// Replaces the settings; on error the old settings stay.
-    pub fn set_settings(&mut self, settings: HmcBfgsSettings<T>) -> Result<(), Error> {
-        settings.validate()?;
-        self.ensemble.memory = new_memory::<T, D, K, M>(settings.scaling, settings.curvature)?;
-        self.settings = settings;
-        Ok(())
-    }
-
-    /// Sets the leapfrog step size (e.g. from adaptation); must be finite and > 0.
-    pub fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
-        require_positive(step_size, "step_size")?;
-        self.settings.step_size = step_size;
-        Ok(())
-    }
-
-    /// The settings in force.
-    pub fn settings(&self) -> &HmcBfgsSettings<T> {
-        &self.settings
-    }
-
-    /// The current state of every chain.
-    pub fn positions(&self) -> &[[T; D]; K] {
-        &self.ensemble.positions
-    }
-
-    /// The current state of chain `chain`, `None` if `chain ≥ K`.
-    pub fn position(&self, chain: usize) -> Option<&[T; D]> {
-        self.ensemble.positions.get(chain)
-    }
-
-    /// U at every chain's state.
-    pub fn potentials(&self) -> &[T; K] {
-        &self.ensemble.potentials
-    }
-
-    /// ∇U at every chain's state.
-    pub fn gradients(&self) -> &[[T; D]; K] {
-        &self.ensemble.gradients
-    }
-
-    /// The chain the next `step` updates.
-    pub fn next_chain(&self) -> usize {
-        self.ensemble.next
-    }
-
-    /// The metric memory of the most recent update (empty before the first).
-    pub fn memory(&self) -> &LbfgsMemory<T, D, M> {
-        &self.ensemble.memory
     }
 
     /// ½ pᵀHp of `self.momentum`, with H p left in `self.velocity`.
@@ -169,21 +121,12 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> HmcBfgs<T, D, K, M
         let eps = self.settings.step_size;
         let half = T::HALF * eps;
         let mut stats = StepStats::new(eps);
-        let chain = self.ensemble.next;
-        self.ensemble.advance();
-        let Some(position) = self.ensemble.positions.get(chain) else {
+        let chain = self.ensemble.take_next();
+        let Some((x, g, mut potential)) = self.ensemble.state(chain) else {
             return stats;
         };
-        self.proposal = *position;
-        let mut potential = self
-            .ensemble
-            .potentials
-            .get(chain)
-            .copied()
-            .unwrap_or(T::ZERO);
-        if let Some(g) = self.ensemble.gradients.get(chain) {
-            self.proposal_gradient = *g;
-        }
+        self.proposal = *x;
+        self.proposal_gradient = *g;
         stats.pairs_skipped = self.ensemble.build_metric(chain);
 
         fill_standard_normal(rng, &mut self.z);
@@ -227,30 +170,16 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> HmcBfgs<T, D, K, M
         } else {
             T::INFINITY
         };
-        let decision = metropolis(h0, h1, rng);
-        stats.accepted = decision.accepted;
-        stats.acceptance_probability = decision.probability;
-        stats.energy_error = decision.energy_error;
-        stats.divergent = decision.divergent;
-        if decision.accepted {
-            if let (Some(x), Some(g), Some(u)) = (
-                self.ensemble.positions.get_mut(chain),
-                self.ensemble.gradients.get_mut(chain),
-                self.ensemble.potentials.get_mut(chain),
-            ) {
-                *x = self.proposal;
-                *g = self.proposal_gradient;
-                *u = potential;
-            }
+        if accept_or_reject(h0, h1, rng, &mut stats) {
+            self.ensemble
+                .set_state(chain, &self.proposal, &self.proposal_gradient, potential);
         }
         stats
     }
 }
 
-impl<T: Real, const D: usize, const K: usize, const M: usize> StepSizeAdaptable<T>
-    for HmcBfgs<T, D, K, M>
-{
-    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
-        HmcBfgs::set_step_size(self, step_size)
-    }
-}
+shared_methods!(
+    HmcBfgs,
+    HmcBfgsSettings,
+    /// Sets the leapfrog step size (e.g. from adaptation); must be finite and > 0.
+);

@@ -2,14 +2,12 @@
 
 use rand_core::Rng;
 
-use super::{Ensemble, new_memory, paper_curvature};
+use super::{Ensemble, accept_or_reject, paper_curvature, validate_metric};
 use crate::Real;
-use crate::adaptation::StepSizeAdaptable;
 use crate::error::{Error, require_positive};
-use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory};
+use crate::lbfgs::{CurvaturePolicy, InitialScaling};
 use crate::linalg::{all_finite, dot};
 use crate::random::fill_standard_normal;
-use crate::samplers::metropolis::metropolis;
 use crate::stats::StepStats;
 use crate::target::Potential;
 
@@ -26,6 +24,8 @@ pub enum MhBfgsProposal {
     /// −log q(a|b) = ½ ε⁻² (a − µ(b))ᵀ B (a − µ(b)) + const, the quadratic form
     /// through [`LbfgsMemory::apply_hessian`]; log det(ε²H) is the same in both
     /// directions and cancels.
+    ///
+    /// [`LbfgsMemory::apply_hessian`]: crate::lbfgs::LbfgsMemory::apply_hessian
     Newton,
 }
 
@@ -57,11 +57,7 @@ impl<T: Real> MhBfgsSettings<T> {
     /// Checks every setting.
     pub fn validate(&self) -> Result<(), Error> {
         require_positive(self.step_size, "step_size")?;
-        let gamma = match self.scaling {
-            InitialScaling::Fixed(g) | InitialScaling::NewestPair(g) => g,
-        };
-        require_positive(gamma, "scaling")?;
-        self.curvature.validate()
+        validate_metric(self.scaling, &self.curvature)
     }
 }
 
@@ -80,6 +76,8 @@ impl<T: Real> MhBfgsSettings<T> {
 /// Random numbers per step: D standard normals (z, via
 /// [`fill_standard_normal`](crate::random::fill_standard_normal)), then one
 /// uniform (drawn even for a divergent proposal).
+///
+/// [`LbfgsMemory::apply_sqrt_inverse_hessian`]: crate::lbfgs::LbfgsMemory::apply_sqrt_inverse_hessian
 #[derive(Debug, Clone)]
 pub struct MhBfgs<T, const D: usize, const K: usize, const M: usize> {
     settings: MhBfgsSettings<T>,
@@ -102,10 +100,14 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> MhBfgs<T, D, K, M>
         target: &P,
     ) -> Result<Self, Error> {
         settings.validate()?;
-        let memory = new_memory::<T, D, K, M>(settings.scaling, settings.curvature)?;
         Ok(MhBfgs {
             settings,
-            ensemble: Ensemble::new(memory, initial_positions, target)?,
+            ensemble: Ensemble::new(
+                settings.scaling,
+                settings.curvature,
+                initial_positions,
+                target,
+            )?,
             z: [T::ZERO; D],
             noise: [T::ZERO; D],
             drift: [T::ZERO; D],
@@ -114,56 +116,6 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> MhBfgs<T, D, K, M>
             proposal: [T::ZERO; D],
             proposal_gradient: [T::ZERO; D],
         })
-    }
-
-    /// Replaces the settings; on error the old settings stay.
-    pub fn set_settings(&mut self, settings: MhBfgsSettings<T>) -> Result<(), Error> {
-        settings.validate()?;
-        self.ensemble.memory = new_memory::<T, D, K, M>(settings.scaling, settings.curvature)?;
-        self.settings = settings;
-        Ok(())
-    }
-
-    /// Sets the proposal scale ε; must be finite and > 0.
-    pub fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
-        require_positive(step_size, "step_size")?;
-        self.settings.step_size = step_size;
-        Ok(())
-    }
-
-    /// The settings in force.
-    pub fn settings(&self) -> &MhBfgsSettings<T> {
-        &self.settings
-    }
-
-    /// The current state of every chain.
-    pub fn positions(&self) -> &[[T; D]; K] {
-        &self.ensemble.positions
-    }
-
-    /// The current state of chain `chain`, `None` if `chain ≥ K`.
-    pub fn position(&self, chain: usize) -> Option<&[T; D]> {
-        self.ensemble.positions.get(chain)
-    }
-
-    /// U at every chain's state.
-    pub fn potentials(&self) -> &[T; K] {
-        &self.ensemble.potentials
-    }
-
-    /// ∇U at every chain's state.
-    pub fn gradients(&self) -> &[[T; D]; K] {
-        &self.ensemble.gradients
-    }
-
-    /// The chain the next `step` updates.
-    pub fn next_chain(&self) -> usize {
-        self.ensemble.next
-    }
-
-    /// The metric memory of the most recent update (empty before the first).
-    pub fn memory(&self) -> &LbfgsMemory<T, D, M> {
-        &self.ensemble.memory
     }
 
     /// ½ ε⁻² (a − µ(b))ᵀ B (a − µ(b)) for the Newton mean, µ(b) = b + `drift`
@@ -200,13 +152,8 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> MhBfgs<T, D, K, M>
     ) -> StepStats<T> {
         let eps = self.settings.step_size;
         let mut stats = StepStats::new(eps);
-        let chain = self.ensemble.next;
-        self.ensemble.advance();
-        let (Some(&x), Some(&g), Some(&u)) = (
-            self.ensemble.positions.get(chain),
-            self.ensemble.gradients.get(chain),
-            self.ensemble.potentials.get(chain),
-        ) else {
+        let chain = self.ensemble.take_next();
+        let Some((&x, &g, u)) = self.ensemble.state(chain) else {
             return stats;
         };
         stats.pairs_skipped = self.ensemble.build_metric(chain);
@@ -244,30 +191,16 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> MhBfgs<T, D, K, M>
                 }
             }
         }
-        let decision = metropolis(h0, h1, rng);
-        stats.accepted = decision.accepted;
-        stats.acceptance_probability = decision.probability;
-        stats.energy_error = decision.energy_error;
-        stats.divergent = decision.divergent;
-        if decision.accepted {
-            if let (Some(xs), Some(gs), Some(us)) = (
-                self.ensemble.positions.get_mut(chain),
-                self.ensemble.gradients.get_mut(chain),
-                self.ensemble.potentials.get_mut(chain),
-            ) {
-                *xs = self.proposal;
-                *gs = self.proposal_gradient;
-                *us = potential;
-            }
+        if accept_or_reject(h0, h1, rng, &mut stats) {
+            self.ensemble
+                .set_state(chain, &self.proposal, &self.proposal_gradient, potential);
         }
         stats
     }
 }
 
-impl<T: Real, const D: usize, const K: usize, const M: usize> StepSizeAdaptable<T>
-    for MhBfgs<T, D, K, M>
-{
-    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
-        MhBfgs::set_step_size(self, step_size)
-    }
-}
+shared_methods!(
+    MhBfgs,
+    MhBfgsSettings,
+    /// Sets the proposal scale ε; must be finite and > 0.
+);

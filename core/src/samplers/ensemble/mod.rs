@@ -100,16 +100,97 @@
 //! assert!((variance - 1.0).abs() < 0.2, "{variance}");
 //! ```
 
+/// The public methods the two samplers share word for word, written once: the
+/// settings in force and replacing them, the step size, the ensemble's states,
+/// potentials, gradients, cursor and metric memory, and the
+/// `StepSizeAdaptable` impl. `$sampler` must hold `settings:
+/// $settings<T>` and `ensemble: Ensemble<T, D, K, M>`; `$settings` must have
+/// `step_size`, `scaling`, `curvature` and `validate`. The doc attributes given
+/// go on `set_step_size`.
+macro_rules! shared_methods {
+    ($sampler:ident, $settings:ident, $(#[$set_step_size_doc:meta])*) => {
+        impl<T: $crate::Real, const D: usize, const K: usize, const M: usize>
+            $sampler<T, D, K, M>
+        {
+            /// Replaces the settings; on error the old settings stay.
+            pub fn set_settings(
+                &mut self,
+                settings: $settings<T>,
+            ) -> Result<(), $crate::error::Error> {
+                settings.validate()?;
+                self.ensemble
+                    .set_metric(settings.scaling, settings.curvature)?;
+                self.settings = settings;
+                Ok(())
+            }
+
+            $(#[$set_step_size_doc])*
+            pub fn set_step_size(&mut self, step_size: T) -> Result<(), $crate::error::Error> {
+                $crate::error::require_positive(step_size, "step_size")?;
+                self.settings.step_size = step_size;
+                Ok(())
+            }
+
+            /// The settings in force.
+            pub fn settings(&self) -> &$settings<T> {
+                &self.settings
+            }
+
+            /// The current state of every chain.
+            pub fn positions(&self) -> &[[T; D]; K] {
+                &self.ensemble.positions
+            }
+
+            /// The current state of chain `chain`, `None` if `chain ≥ K`.
+            pub fn position(&self, chain: usize) -> Option<&[T; D]> {
+                self.ensemble.positions.get(chain)
+            }
+
+            /// U at every chain's state.
+            pub fn potentials(&self) -> &[T; K] {
+                &self.ensemble.potentials
+            }
+
+            /// ∇U at every chain's state.
+            pub fn gradients(&self) -> &[[T; D]; K] {
+                &self.ensemble.gradients
+            }
+
+            /// The chain the next `step` updates.
+            pub fn next_chain(&self) -> usize {
+                self.ensemble.next
+            }
+
+            /// The metric memory of the most recent update (empty before the first).
+            pub fn memory(&self) -> &$crate::lbfgs::LbfgsMemory<T, D, M> {
+                &self.ensemble.memory
+            }
+        }
+
+        impl<T: $crate::Real, const D: usize, const K: usize, const M: usize>
+            $crate::adaptation::StepSizeAdaptable<T> for $sampler<T, D, K, M>
+        {
+            fn set_step_size(&mut self, step_size: T) -> Result<(), $crate::error::Error> {
+                $sampler::set_step_size(self, step_size)
+            }
+        }
+    };
+}
+
 mod hmc_bfgs;
 mod mh_bfgs;
 
 pub use hmc_bfgs::{HmcBfgs, HmcBfgsSettings};
 pub use mh_bfgs::{MhBfgs, MhBfgsProposal, MhBfgsSettings};
 
+use rand_core::Rng;
+
 use crate::Real;
-use crate::error::Error;
+use crate::error::{Error, require_positive};
 use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
 use crate::linalg::{all_finite, difference};
+use crate::samplers::metropolis::metropolis;
+use crate::stats::StepStats;
 use crate::target::Potential;
 
 /// The paper's curvature rule: skip iff sᵀy ≤ 0, no trust region.
@@ -133,8 +214,38 @@ pub(crate) struct Ensemble<T, const D: usize, const K: usize, const M: usize> {
     y: [T; D],
 }
 
+/// Checks the metric settings both samplers share: γ of H⁰ = γI finite and > 0
+/// (error names `scaling`), then the curvature policy.
+pub(crate) fn validate_metric<T: Real>(
+    scaling: InitialScaling<T>,
+    curvature: &CurvaturePolicy<T>,
+) -> Result<(), Error> {
+    let gamma = match scaling {
+        InitialScaling::Fixed(g) | InitialScaling::NewestPair(g) => g,
+    };
+    require_positive(gamma, "scaling")?;
+    curvature.validate()
+}
+
+/// The Metropolis test on H(current) = `h0`, H(proposal) = `h1` (one uniform,
+/// drawn even for a divergence); records the decision in `stats` and returns
+/// whether the proposal was accepted.
+pub(crate) fn accept_or_reject<T: Real, R: Rng + ?Sized>(
+    h0: T,
+    h1: T,
+    rng: &mut R,
+    stats: &mut StepStats<T>,
+) -> bool {
+    let decision = metropolis(h0, h1, rng);
+    stats.accepted = decision.accepted;
+    stats.acceptance_probability = decision.probability;
+    stats.energy_error = decision.energy_error;
+    stats.divergent = decision.divergent;
+    decision.accepted
+}
+
 /// Checks `K ≥ 3` and `M ≥ K − 2`, and builds the metric memory.
-pub(crate) fn new_memory<T: Real, const D: usize, const K: usize, const M: usize>(
+fn new_memory<T: Real, const D: usize, const K: usize, const M: usize>(
     scaling: InitialScaling<T>,
     curvature: CurvaturePolicy<T>,
 ) -> Result<LbfgsMemory<T, D, M>, Error> {
@@ -152,8 +263,11 @@ pub(crate) fn new_memory<T: Real, const D: usize, const K: usize, const M: usize
 }
 
 impl<T: Real, const D: usize, const K: usize, const M: usize> Ensemble<T, D, K, M> {
+    /// Checks `K ≥ 3` and `M ≥ K − 2` (errors name `K` and `M`), builds the metric
+    /// memory and evaluates the target at every initial state.
     pub(crate) fn new<P: Potential<T, D>>(
-        memory: LbfgsMemory<T, D, M>,
+        scaling: InitialScaling<T>,
+        curvature: CurvaturePolicy<T>,
         initial: [[T; D]; K],
         target: &P,
     ) -> Result<Self, Error> {
@@ -161,7 +275,7 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> Ensemble<T, D, K, 
             positions: initial,
             potentials: [T::ZERO; K],
             gradients: [[T::ZERO; D]; K],
-            memory,
+            memory: new_memory::<T, D, K, M>(scaling, curvature)?,
             next: 0,
             s: [T::ZERO; D],
             y: [T::ZERO; D],
@@ -178,6 +292,39 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> Ensemble<T, D, K, 
             ensemble.potentials[k] = u;
         }
         Ok(ensemble)
+    }
+
+    /// Replaces the metric memory with one for new metric settings; on error the
+    /// old memory stays.
+    pub(crate) fn set_metric(
+        &mut self,
+        scaling: InitialScaling<T>,
+        curvature: CurvaturePolicy<T>,
+    ) -> Result<(), Error> {
+        self.memory = new_memory::<T, D, K, M>(scaling, curvature)?;
+        Ok(())
+    }
+
+    /// x, ∇U and U of chain `chain`, `None` if `chain ≥ K`.
+    pub(crate) fn state(&self, chain: usize) -> Option<(&[T; D], &[T; D], T)> {
+        Some((
+            self.positions.get(chain)?,
+            self.gradients.get(chain)?,
+            *self.potentials.get(chain)?,
+        ))
+    }
+
+    /// Makes (x, ∇U, U) the state of chain `chain` (an accepted proposal).
+    pub(crate) fn set_state(&mut self, chain: usize, x: &[T; D], g: &[T; D], u: T) {
+        if let (Some(xs), Some(gs), Some(us)) = (
+            self.positions.get_mut(chain),
+            self.gradients.get_mut(chain),
+            self.potentials.get_mut(chain),
+        ) {
+            *xs = *x;
+            *gs = *g;
+            *us = u;
+        }
     }
 
     /// Rebuilds the memory from every chain but `chain` (steps 1–3 of the module
@@ -216,8 +363,10 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> Ensemble<T, D, K, 
         skipped
     }
 
-    /// Moves the cursor to the next chain.
-    pub(crate) fn advance(&mut self) {
+    /// Returns the chain under the cursor and moves the cursor to the next one.
+    pub(crate) fn take_next(&mut self) -> usize {
+        let chain = self.next;
         self.next = if self.next + 1 >= K { 0 } else { self.next + 1 };
+        chain
     }
 }
