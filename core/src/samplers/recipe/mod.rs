@@ -80,9 +80,14 @@ pub use sgnht::{Sgnht, SgnhtSettings, Thermostat};
 pub use sgrhmc::{Sgrhmc, SgrhmcSettings};
 pub use sgrld::{Sgrld, SgrldSettings};
 
+use rand_core::Rng;
+
 use crate::Real;
 use crate::error::Error;
 use crate::linalg::all_finite;
+use crate::random::fill_standard_normal;
+use crate::stats::StepStats;
+use crate::target::MinibatchPotential;
 
 /// Whether a state-dependent sampler adds the recipe's correction term Γ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -130,6 +135,37 @@ pub(crate) fn evaluate_metric<T: Real, const D: usize, G: DiagonalMetric<T, D> +
 }
 
 /// D ≥ 1 and a finite initial position.
+/// The common start of every recipe sampler's step, in the documented order:
+/// draw the batch Ω, fill `normals` with standard normals, evaluate
+/// ∇Ũ_Ω(`position`) into `gradient`. Returns the step's statistics (one
+/// gradient, no MH test) and the batch, or `NonFiniteGradient` (nothing of the
+/// sampler's state has been touched but these scratch buffers).
+pub(crate) fn begin_step<T, const D: usize, P, R>(
+    target: &P,
+    rng: &mut R,
+    step_size: T,
+    position: &[T; D],
+    normals: &mut [T; D],
+    gradient: &mut [T; D],
+) -> Result<(StepStats<T>, P::Batch), Error>
+where
+    T: Real,
+    P: MinibatchPotential<T, D>,
+    R: Rng + ?Sized,
+{
+    let mut stats = StepStats::new(step_size);
+    stats.accepted = true;
+    stats.acceptance_probability = T::ONE;
+    let batch = target.draw_batch(rng);
+    fill_standard_normal(rng, normals);
+    target.minibatch_gradient(&batch, position, gradient);
+    stats.gradient_evaluations = 1;
+    if !all_finite(gradient) {
+        return Err(Error::NonFiniteGradient);
+    }
+    Ok((stats, batch))
+}
+
 pub(crate) fn check_initial<T: Real, const D: usize>(initial: &[T; D]) -> Result<(), Error> {
     if D == 0 {
         return Err(Error::invalid("D", ">= 1"));

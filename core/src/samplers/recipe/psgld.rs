@@ -36,13 +36,12 @@
 
 use rand_core::Rng;
 
-use super::check_initial;
 use super::engine::recipe_update;
 use super::sgrld::DiagonalLangevin;
+use super::{begin_step, check_initial};
 use crate::Real;
 use crate::error::{Error, require_positive};
 use crate::linalg::all_finite;
-use crate::random::fill_standard_normal;
 use crate::stats::StepStats;
 use crate::target::MinibatchPotential;
 
@@ -219,16 +218,14 @@ impl<T: Real, const D: usize> Psgld<T, D> {
         H: FnOnce(&P::Batch, &[T; D], &mut [T; D]) -> bool,
     {
         let eps = self.settings.step_size;
-        let mut stats = StepStats::new(eps);
-        stats.accepted = true;
-        stats.acceptance_probability = T::ONE;
-        let batch = target.draw_batch(rng);
-        fill_standard_normal(rng, &mut self.normals);
-        target.minibatch_gradient(&batch, &self.position, &mut self.gradient);
-        stats.gradient_evaluations = 1;
-        if !all_finite(&self.gradient) {
-            return Err(Error::NonFiniteGradient);
-        }
+        let (stats, batch) = begin_step(
+            target,
+            rng,
+            eps,
+            &self.position,
+            &mut self.normals,
+            &mut self.gradient,
+        )?;
         let corrected = !self.frozen && hessian(&batch, &self.position, &mut self.correction);
         if corrected && !all_finite(&self.correction) {
             return Err(Error::NonFiniteGradient);

@@ -19,12 +19,11 @@
 
 use rand_core::Rng;
 
-use super::check_initial;
 use super::engine::{RecipeDynamics, recipe_update};
+use super::{begin_step, check_initial};
 use crate::Real;
 use crate::error::{Error, require_non_negative, require_positive};
 use crate::linalg::all_finite;
-use crate::random::fill_standard_normal;
 use crate::stats::StepStats;
 use crate::target::MinibatchPotential;
 
@@ -178,16 +177,14 @@ impl<T: Real, const D: usize> Sghmc<T, D> {
         rng: &mut R,
     ) -> Result<StepStats<T>, Error> {
         let eps = self.settings.step_size;
-        let mut stats = StepStats::new(eps);
-        stats.accepted = true;
-        stats.acceptance_probability = T::ONE;
-        let batch = target.draw_batch(rng);
-        fill_standard_normal(rng, &mut self.normals);
-        target.minibatch_gradient(&batch, &self.state[0], &mut self.gradient);
-        stats.gradient_evaluations = 1;
-        if !all_finite(&self.gradient) {
-            return Err(Error::NonFiniteGradient);
-        }
+        let (stats, _) = begin_step(
+            target,
+            rng,
+            eps,
+            &self.state[0],
+            &mut self.normals,
+            &mut self.gradient,
+        )?;
         let dynamics = SghmcDynamics {
             d: D,
             friction: self.settings.friction,

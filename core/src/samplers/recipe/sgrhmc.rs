@@ -24,11 +24,10 @@
 use rand_core::Rng;
 
 use super::engine::{RecipeDynamics, recipe_update};
-use super::{Correction, DiagonalMetric, check_initial, evaluate_metric};
+use super::{Correction, DiagonalMetric, begin_step, check_initial, evaluate_metric};
 use crate::Real;
 use crate::error::{Error, require_non_negative, require_positive};
 use crate::linalg::all_finite;
-use crate::random::fill_standard_normal;
 use crate::stats::StepStats;
 use crate::target::MinibatchPotential;
 
@@ -189,16 +188,14 @@ impl<T: Real, const D: usize> Sgrhmc<T, D> {
         R: Rng + ?Sized,
     {
         let eps = self.settings.step_size;
-        let mut stats = StepStats::new(eps);
-        stats.accepted = true;
-        stats.acceptance_probability = T::ONE;
-        let batch = target.draw_batch(rng);
-        fill_standard_normal(rng, &mut self.normals);
-        target.minibatch_gradient(&batch, &self.state[0], &mut self.gradient);
-        stats.gradient_evaluations = 1;
-        if !all_finite(&self.gradient) {
-            return Err(Error::NonFiniteGradient);
-        }
+        let (stats, _) = begin_step(
+            target,
+            rng,
+            eps,
+            &self.state[0],
+            &mut self.normals,
+            &mut self.gradient,
+        )?;
         evaluate_metric(
             metric,
             &self.state[0],
