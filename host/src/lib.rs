@@ -11,4 +11,5 @@
 
 pub mod demo;
 pub mod diagnostics;
+pub mod model;
 pub mod targets;
