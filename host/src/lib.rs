@@ -11,5 +11,6 @@
 
 pub mod demo;
 pub mod diagnostics;
+pub mod draws;
 pub mod model;
 pub mod targets;

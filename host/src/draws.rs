@@ -1,0 +1,104 @@
+//! The draws of a run: what the runner produces and every output format
+//! (CmdStan CSV, JSON summary, plots, `qnmc check`) reads.
+
+/// Kept draws of one chain, in the layout CmdStan writes them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChainDraws {
+    /// 1-based chain id, as in CmdStan's `id=` argument.
+    pub chain_id: usize,
+    /// Seed the chain's generator was made from.
+    pub seed: u64,
+    /// `lp__`: log density (−U) at each kept draw, on the unconstrained scale
+    /// with Jacobians, as Stan reports it.
+    pub lp: Vec<f64>,
+    /// `accept_stat__`: acceptance probability of the transition (1 for
+    /// samplers without a Metropolis test).
+    pub accept_stat: Vec<f64>,
+    /// `stepsize__`: step size used for the transition (HAMCMC's and the
+    /// SG-MCMC weights for step-size-weighted averages).
+    pub step_size: Vec<f64>,
+    /// `n_leapfrog__`: gradient evaluations of the transition.
+    pub n_leapfrog: Vec<u32>,
+    /// `divergent__`: the transition diverged or hit a non-finite value.
+    pub divergent: Vec<bool>,
+    /// Reported quantities, row-major: draw `i`, quantity `j` at
+    /// `i * names.len() + j` (the names live in [`RunDraws::names`]).
+    pub values: Vec<f64>,
+    /// Wall time of warm-up, seconds.
+    pub warmup_seconds: f64,
+    /// Wall time of sampling (kept draws), seconds.
+    pub sampling_seconds: f64,
+    /// Gradient evaluations over the whole chain (warm-up included).
+    pub gradient_evaluations: u64,
+}
+
+impl ChainDraws {
+    /// Number of kept draws.
+    pub fn len(&self) -> usize {
+        self.lp.len()
+    }
+
+    /// `true` when the chain kept no draws.
+    pub fn is_empty(&self) -> bool {
+        self.lp.is_empty()
+    }
+
+    /// Draws of quantity `j` (`quantities` = number of reported quantities).
+    pub fn column(&self, j: usize, quantities: usize) -> Vec<f64> {
+        self.values
+            .iter()
+            .skip(j)
+            .step_by(quantities.max(1))
+            .copied()
+            .collect()
+    }
+}
+
+/// Everything a run produced: settings, quantity names and one
+/// [`ChainDraws`] per chain.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunDraws {
+    /// Target identifier (as given to `--target`).
+    pub target: String,
+    /// Sampler identifier (as given to `--sampler`).
+    pub sampler: String,
+    /// Settings as `key = value` pairs, written into output headers.
+    pub settings: Vec<(String, String)>,
+    /// Names of the reported quantities (Stan style, 1-based: `w[1]`).
+    pub names: Vec<String>,
+    /// The chains.
+    pub chains: Vec<ChainDraws>,
+}
+
+impl RunDraws {
+    /// Draws of quantity `j`, one vector per chain (the layout the
+    /// [`diagnostics`](crate::diagnostics) functions take as slices).
+    pub fn chains_of(&self, j: usize) -> Vec<Vec<f64>> {
+        self.chains
+            .iter()
+            .map(|c| c.column(j, self.names.len()))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_are_read_row_major() {
+        let chain = ChainDraws {
+            lp: vec![0.0; 3],
+            values: vec![1.0, 10.0, 2.0, 20.0, 3.0, 30.0],
+            ..ChainDraws::default()
+        };
+        let run = RunDraws {
+            names: vec!["a".into(), "b".into()],
+            chains: vec![chain.clone(), chain],
+            ..RunDraws::default()
+        };
+        assert_eq!(run.chains_of(0), vec![vec![1.0, 2.0, 3.0]; 2]);
+        assert_eq!(run.chains_of(1)[1], vec![10.0, 20.0, 30.0]);
+        assert_eq!(run.chains[0].len(), 3);
+    }
+}
