@@ -9,8 +9,10 @@
 // Numeric kernels index several parallel arrays at once; index loops say that best.
 #![allow(clippy::needless_range_loop)]
 
+pub mod chart;
 pub mod demo;
 pub mod diagnostics;
 pub mod draws;
 pub mod model;
+pub mod reproduce;
 pub mod targets;
