@@ -4,13 +4,22 @@
 //!   (c = 1, a = 4, D = 100);
 //! - [`LinearGaussianModel`]: the HAMCMC paper's linear Gaussian model (eq. 14),
 //!   full-data and minibatch, with its analytic posterior;
-//! - [`LogisticRegression`]: Bayesian logistic regression, with the German
-//!   credit data built in (D = 25).
+//! - [`LogisticRegression`]: Bayesian logistic regression with a compile-time
+//!   dimension, with the German credit data built in (D = 25);
+//! - [`LogisticRegressionModel`]: the same with a run-time dimension, on the
+//!   papers' five data sets ([`LogregDataset`]) or a user's CSV file.
 
 mod correlated_gaussian;
 mod linear_gaussian;
 mod logistic_regression;
+mod logreg;
+#[cfg(test)]
+mod testing;
 
 pub use correlated_gaussian::CorrelatedGaussian;
 pub use linear_gaussian::{LinearGaussianModel, Posterior};
 pub use logistic_regression::LogisticRegression;
+pub use logreg::{
+    CsvOptions, LabelMapping, LogisticRegressionModel, LogregDataset, PAPER_PRIOR_VARIANCE,
+    UnknownDataset,
+};
