@@ -2,6 +2,7 @@
 //!
 //! - [`CorrelatedGaussian`]: N(0, c·11ᵀ + a·I), the QNHMC paper's benchmark
 //!   (c = 1, a = 4, D = 100);
+//! - [`GaussianCovariance`]: N(μ, Σ) with Σ read from a CSV file (`gaussian-cov`);
 //! - [`LinearGaussianModel`]: the HAMCMC paper's linear Gaussian model (eq. 14),
 //!   full-data and minibatch, with its analytic posterior;
 //! - [`LogisticRegression`]: Bayesian logistic regression with a compile-time
@@ -10,6 +11,7 @@
 //!   papers' five data sets ([`LogregDataset`]) or a user's CSV file.
 
 mod correlated_gaussian;
+mod gaussian_covariance;
 mod linear_gaussian;
 mod logistic_regression;
 mod logreg;
@@ -17,6 +19,7 @@ mod logreg;
 mod testing;
 
 pub use correlated_gaussian::CorrelatedGaussian;
+pub use gaussian_covariance::{GaussianCovariance, SYMMETRY_TOLERANCE};
 pub use linear_gaussian::{LinearGaussianModel, Posterior};
 pub use logistic_regression::LogisticRegression;
 pub use logreg::{
