@@ -8,13 +8,16 @@
 //! - [`LogisticRegression`]: Bayesian logistic regression with a compile-time
 //!   dimension, with the German credit data built in (D = 25);
 //! - [`LogisticRegressionModel`]: the same with a run-time dimension, on the
-//!   papers' five data sets ([`LogregDataset`]) or a user's CSV file.
+//!   papers' five data sets ([`LogregDataset`]) or a user's CSV file;
+//! - [`Posteriordb`]: eight schools (non-centred), sblrc-blr and arK from
+//!   posteriordb, with reference moments from its reference draws.
 
 mod correlated_gaussian;
 mod gaussian_covariance;
 mod linear_gaussian;
 mod logistic_regression;
 mod logreg;
+mod posteriordb;
 #[cfg(test)]
 mod testing;
 
@@ -26,3 +29,4 @@ pub use logreg::{
     CsvOptions, LabelMapping, LogisticRegressionModel, LogregDataset, PAPER_PRIOR_VARIANCE,
     UnknownDataset,
 };
+pub use posteriordb::{Posteriordb, PosteriordbPosterior, ReferenceSummary, UnknownPosterior};
