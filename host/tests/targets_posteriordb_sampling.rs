@@ -41,19 +41,23 @@ fn sample<const D: usize>(
 ) -> Vec<Vec<Vec<f64>>> {
     let padded = PaddedModel::<D>::new(model).unwrap();
     let outputs = model.output_names().len();
-    let mut result = vec![vec![Vec::with_capacity(draws); chains]; outputs];
+    let mut result: Vec<Vec<Vec<f64>>> = vec![Vec::with_capacity(chains); outputs];
     let mut reported = vec![0.0; outputs];
-    for chain in 0..chains {
-        let mut rng = XorShiftRng::seed_from_u64(1000 + chain as u64);
+    for seed in 1000..1000 + chains as u64 {
+        let mut rng = XorShiftRng::seed_from_u64(seed);
         let mut hmc = Hmc::<f64, D>::new(settings, start, &padded).unwrap();
+        let mut chain = vec![Vec::with_capacity(draws); outputs];
         for k in 0..warmup + draws {
             let _ = hmc.step(&padded, &mut rng);
             if k >= warmup {
                 model.constrain(hmc.position(), &mut reported);
-                for (q, value) in reported.iter().enumerate() {
-                    result[q][chain].push(*value);
+                for (quantity, value) in chain.iter_mut().zip(&reported) {
+                    quantity.push(*value);
                 }
             }
+        }
+        for (all, one) in result.iter_mut().zip(chain) {
+            all.push(one);
         }
     }
     result
