@@ -6,6 +6,7 @@
 //! one, not between rows; every row must have as many fields as the first.
 //! In comma mode a field may be quoted (`"a, b"`, with `""` for a quote inside);
 //! spaces around unquoted fields are trimmed; a quoted field cannot span lines.
+//! A leading UTF-8 byte-order mark is ignored.
 
 use super::{InputError, InputErrorKind};
 use std::path::{Path, PathBuf};
@@ -94,6 +95,8 @@ pub fn parse_table(
     format: TableFormat,
 ) -> Result<Table, InputError> {
     let source = source.as_ref();
+    // A UTF-8 byte-order mark (spreadsheet exports) is not part of the first name.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut records: Vec<(usize, Vec<String>)> = Vec::new();
     let mut blank_since: Option<usize> = None;
     for (index, raw) in text.lines().enumerate() {

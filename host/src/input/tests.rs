@@ -150,3 +150,9 @@ fn missing_column_lists_the_columns() {
         "n.csv: no column named \"y\": the file has no header row"
     );
 }
+
+#[test]
+fn byte_order_mark_is_not_part_of_the_header() {
+    let t = csv("\u{feff}label,x\n1,2\n").unwrap();
+    assert_eq!(t.column_index("label").unwrap(), 0);
+}
