@@ -39,9 +39,9 @@ fn hmc_draws_match_the_known_moments() {
             }
         }
     }
-    for i in 0..3 {
-        let per_chain: Vec<&[f64]> = samples[i].iter().map(Vec::as_slice).collect();
-        let all = samples[i].concat();
+    for (i, column) in samples.iter().enumerate() {
+        let per_chain: Vec<&[f64]> = column.iter().map(Vec::as_slice).collect();
+        let all = column.concat();
         let (m, sd) = (mean(&all), variance(&all).sqrt());
         let (mcse_m, mcse_s) = (mcse_mean(&per_chain), mcse_sd(&per_chain));
         assert!(
