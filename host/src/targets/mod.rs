@@ -7,14 +7,32 @@
 //!   full-data and minibatch, with its analytic posterior, and
 //!   [`LinearGaussian`], its run-time model (`--target linear-gaussian`);
 //! - [`LogisticRegression`]: Bayesian logistic regression, with the German
-//!   credit data built in (D = 25).
+//!   credit data built in (D = 25);
+//! - toys with exact normalised densities and artificial gradient noise
+//!   ([`AnalyticToy`]): the AMAGOLD paper's [`DoubleWell`], [`AmagoldDist1`]
+//!   and [`AmagoldDist2`], the complete recipe's [`RecipeQuadratic`],
+//!   [`RecipeQuartic`] and [`RecipeCorrelated2d`] with its metric
+//!   [`RecipeMetric`]; [`DensityGrid`] turns densities and draws into cell
+//!   probabilities and (symmetric) KL divergences.
 
+mod amagold_2d;
+pub(crate) mod analytic_toy;
 mod correlated_gaussian;
+mod density_grid;
+mod double_well;
 mod linear_gaussian;
 mod logistic_regression;
+mod recipe_toys;
 
+pub use amagold_2d::{AmagoldDist1, AmagoldDist2};
+pub use analytic_toy::{AnalyticToy, InvalidNoise};
 pub use correlated_gaussian::{
     CorrelatedGaussian, GaussianModel, GaussianModelError, correlated_gaussian_potential,
 };
+pub use density_grid::{BadGrid, DensityGrid, Histogram, kl_divergence, symmetric_kl_divergence};
+pub use double_well::DoubleWell;
 pub use linear_gaussian::{LinearGaussian, LinearGaussianError, LinearGaussianModel, Posterior};
 pub use logistic_regression::LogisticRegression;
+pub use recipe_toys::{
+    RECIPE_GRADIENT_NOISE_SD, RecipeCorrelated2d, RecipeMetric, RecipeQuadratic, RecipeQuartic,
+};
