@@ -10,8 +10,11 @@ use qnmc_host::targets::{
 };
 use rand_core::SeedableRng;
 
+/// A toy as a run-time model, with a few probe points.
+type ToyWithPoints = (Box<dyn Model>, Vec<Vec<f64>>);
+
 /// Every toy as a run-time model, with a few probe points.
-fn toys() -> Vec<(Box<dyn Model>, Vec<Vec<f64>>)> {
+fn toys() -> Vec<ToyWithPoints> {
     let one = vec![vec![-2.3], vec![-0.4], vec![0.7], vec![1.9]];
     let two = vec![
         vec![0.3, -1.1],
