@@ -8,6 +8,8 @@
 
 use crate::chart::Chart;
 
+pub mod amagold_fig1;
+
 /// Options shared by every reproduction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReproduceOptions {
