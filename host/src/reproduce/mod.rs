@@ -9,6 +9,7 @@
 use crate::chart::Chart;
 
 pub mod amagold_fig1;
+pub mod recipe_fig2;
 
 /// Options shared by every reproduction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
