@@ -217,3 +217,63 @@ fn bad_noise_levels_are_errors() {
     assert!(RecipeQuadratic::with_gradient_noise_sd(0.0).is_ok());
     assert!(RecipeCorrelated2d::with_gradient_noise_sd(-2.0).is_err());
 }
+
+/// The toys run through the CLI's path: `PaddedModel<D>` around the run-time
+/// model, sampled by the core HMC (exact). Means and second moments of each
+/// coordinate must match the quadrature `known_posterior` with
+/// |z| = |estimate − truth|/MCSE < 4.5 (MCSE from the ESS of the statistic's
+/// chain; 16 statistics over five targets, P(false alarm) ≈ 16 × 6.8e-6).
+/// A wrong normaliser would not show here, but a U that disagrees with
+/// `density` (which `known_posterior` integrates) would.
+#[test]
+fn hmc_through_padded_model_matches_the_known_posteriors() {
+    use qnmc::{Hmc, HmcSettings};
+    use qnmc_host::diagnostics::mcse_mean;
+    use qnmc_host::model::PaddedModel;
+
+    fn check<const D: usize>(model: &dyn Model, step: f64, leapfrog: u32, seed: u64) {
+        let padded = PaddedModel::<D>::new(model).unwrap();
+        let mut sampler = Hmc::new(
+            HmcSettings::new(step, leapfrog),
+            padded.initial_point(),
+            &padded,
+        )
+        .unwrap();
+        let mut rng = rand_xorshift::XorShiftRng::seed_from_u64(seed);
+        let n = model.dimension();
+        let (burn, draws) = (1000, 20_000);
+        let mut first = vec![Vec::with_capacity(draws); n];
+        let mut second = vec![Vec::with_capacity(draws); n];
+        for k in 0..burn + draws {
+            let _ = sampler.step(&padded, &mut rng);
+            if k >= burn {
+                for i in 0..n {
+                    let x = sampler.position()[i];
+                    first[i].push(x);
+                    second[i].push(x * x);
+                }
+            }
+        }
+        let known = model.known_posterior().unwrap();
+        for i in 0..n {
+            let truth = [
+                known.mean[i],
+                known.sd[i] * known.sd[i] + known.mean[i] * known.mean[i],
+            ];
+            for (stat, t) in [&first[i], &second[i]].into_iter().zip(truth) {
+                let m = stat.iter().sum::<f64>() / stat.len() as f64;
+                let z = (m - t) / mcse_mean(&[stat]);
+                println!(
+                    "{} coordinate {i}: {m:.4} vs {t:.4}, z = {z:.2}",
+                    model.name()
+                );
+                assert!(z.abs() < 4.5, "{} coordinate {i}: z = {z}", model.name());
+            }
+        }
+    }
+    check::<2>(&AmagoldDist1::paper(), 0.3, 10, 1);
+    check::<2>(&AmagoldDist2::paper(), 0.2, 15, 2);
+    check::<3>(&RecipeCorrelated2d::paper(), 0.03, 30, 3);
+    check::<1>(&RecipeQuadratic::paper(), 0.3, 8, 4);
+    check::<1>(&RecipeQuartic::paper(), 0.05, 20, 5);
+}
