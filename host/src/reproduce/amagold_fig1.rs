@@ -336,8 +336,14 @@ fn histogram_series(grid: &DensityGrid<1>, run: &RunResult, label: &str) -> Seri
     }
 }
 
-/// Runs the reproduction (quick: 10⁴ samples, one repeat; full: 10⁵ samples,
-/// three repeats).
+/// Runs the reproduction (quick: 10⁴ samples, one repeat, under a second;
+/// full: 10⁵ samples, three repeats, about 10 s).
+///
+/// ```no_run
+/// use qnmc_host::reproduce::{ReproduceOptions, amagold_fig1};
+/// let r = amagold_fig1::run(&ReproduceOptions { seed: 2016, quick: true });
+/// println!("{}", r.markdown);
+/// ```
 pub fn run(options: &ReproduceOptions) -> Reproduction {
     let (numbers, densities) = measure(options);
     let markdown = report(&numbers, options);

@@ -297,7 +297,14 @@ pub fn numbers(options: &ReproduceOptions) -> Fig2Numbers {
     }
 }
 
-/// Runs the reproduction.
+/// Runs the reproduction (quick: 2·10⁵ steps per chain, about a second;
+/// full: 10⁶, about 5 s).
+///
+/// ```no_run
+/// use qnmc_host::reproduce::{ReproduceOptions, recipe_fig2};
+/// let r = recipe_fig2::run(&ReproduceOptions { seed: 2016, quick: true });
+/// println!("{}", r.markdown);
+/// ```
 pub fn run(options: &ReproduceOptions) -> Reproduction {
     let n = numbers(options);
     let curve_chart = |stem: &str, title: &str, ms: &[Measurement]| Chart {

@@ -31,6 +31,11 @@ pub trait AnalyticToy<const D: usize> {
     /// used for quadrature and plots.
     fn bounding_box(&self) -> ([f64; D], [f64; D]);
 
+    /// Where chains start: the origin unless the toy says otherwise.
+    fn starting_point(&self) -> [f64; D] {
+        [0.0; D]
+    }
+
     /// The exact normalised density π(x).
     fn density(&self, x: &[f64; D]) -> f64 {
         let mut g = [0.0; D];
@@ -138,6 +143,10 @@ macro_rules! toy_target_impls {
                 for (g, z) in gradient.iter_mut().zip(noise) {
                     *g += sd * z;
                 }
+            }
+
+            fn initial_point(&self) -> Vec<f64> {
+                $crate::targets::AnalyticToy::<$d>::starting_point(self).to_vec()
             }
 
             fn known_posterior(&self) -> Option<$crate::model::KnownPosterior> {

@@ -216,6 +216,11 @@ impl AnalyticToy<2> for RecipeCorrelated2d {
     fn bounding_box(&self) -> ([f64; 2], [f64; 2]) {
         (Self::LOWER, Self::UPPER)
     }
+
+    /// The mode (0, −1.2).
+    fn starting_point(&self) -> [f64; 2] {
+        [0.0, -1.2]
+    }
 }
 
 toy_target_impls!(RecipeCorrelated2d, 2, 600);
