@@ -15,4 +15,5 @@ pub mod diagnostics;
 pub mod draws;
 pub mod model;
 pub mod reproduce;
+pub mod run;
 pub mod targets;
