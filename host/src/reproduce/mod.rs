@@ -8,6 +8,9 @@
 
 use crate::chart::Chart;
 
+pub mod amagold_fig1;
+pub mod recipe_fig2;
+
 /// Options shared by every reproduction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReproduceOptions {

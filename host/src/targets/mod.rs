@@ -1,32 +1,54 @@
 //! Targets with U and ∇U written by hand, each with its known posterior.
 //!
 //! - [`CorrelatedGaussian`]: N(0, c·11ᵀ + a·I), the QNHMC paper's benchmark
-//!   (c = 1, a = 4, D = 100);
+//!   (c = 1, a = 4, D = 100), and [`GaussianModel`], its run-time
+//!   [`crate::model::Model`] (`--target gaussian`);
 //! - [`GaussianCovariance`]: N(μ, Σ) with Σ read from a CSV file (`gaussian-cov`);
 //! - [`LinearGaussianModel`]: the HAMCMC paper's linear Gaussian model (eq. 14),
-//!   full-data and minibatch, with its analytic posterior;
+//!   full-data and minibatch, with its analytic posterior, and
+//!   [`LinearGaussian`], its run-time model (`--target linear-gaussian`);
 //! - [`LogisticRegression`]: Bayesian logistic regression with a compile-time
 //!   dimension, with the German credit data built in (D = 25);
 //! - [`LogisticRegressionModel`]: the same with a run-time dimension, on the
 //!   papers' five data sets ([`LogregDataset`]) or a user's CSV file;
 //! - [`Posteriordb`]: eight schools (non-centred), sblrc-blr and arK from
-//!   posteriordb, with reference moments from its reference draws.
+//!   posteriordb, with reference moments from its reference draws;
+//! - toys with exact normalised densities and artificial gradient noise
+//!   ([`AnalyticToy`]): the AMAGOLD paper's [`DoubleWell`], [`AmagoldDist1`]
+//!   and [`AmagoldDist2`], the complete recipe's [`RecipeQuadratic`],
+//!   [`RecipeQuartic`] and [`RecipeCorrelated2d`] with its metric
+//!   [`RecipeMetric`]; [`DensityGrid`] turns densities and draws into cell
+//!   probabilities and (symmetric) KL divergences.
 
+mod amagold_2d;
+pub(crate) mod analytic_toy;
 mod correlated_gaussian;
+mod density_grid;
+mod double_well;
 mod gaussian_covariance;
 mod linear_gaussian;
 mod logistic_regression;
 mod logreg;
 mod posteriordb;
+mod recipe_toys;
 #[cfg(test)]
 mod testing;
 
-pub use correlated_gaussian::CorrelatedGaussian;
+pub use amagold_2d::{AmagoldDist1, AmagoldDist2};
+pub use analytic_toy::{AnalyticToy, InvalidNoise};
+pub use correlated_gaussian::{
+    CorrelatedGaussian, GaussianModel, GaussianModelError, correlated_gaussian_potential,
+};
+pub use density_grid::{BadGrid, DensityGrid, Histogram, kl_divergence, symmetric_kl_divergence};
+pub use double_well::DoubleWell;
 pub use gaussian_covariance::{GaussianCovariance, SYMMETRY_TOLERANCE};
-pub use linear_gaussian::{LinearGaussianModel, Posterior};
+pub use linear_gaussian::{LinearGaussian, LinearGaussianError, LinearGaussianModel, Posterior};
 pub use logistic_regression::LogisticRegression;
 pub use logreg::{
     CsvOptions, LabelMapping, LogisticRegressionModel, LogregDataset, PAPER_PRIOR_VARIANCE,
     UnknownDataset,
 };
 pub use posteriordb::{Posteriordb, PosteriordbPosterior, ReferenceSummary, UnknownPosterior};
+pub use recipe_toys::{
+    RECIPE_GRADIENT_NOISE_SD, RecipeCorrelated2d, RecipeMetric, RecipeQuadratic, RecipeQuartic,
+};
