@@ -14,5 +14,6 @@ pub mod demo;
 pub mod diagnostics;
 pub mod draws;
 pub mod model;
+pub mod output;
 pub mod reproduce;
 pub mod targets;
