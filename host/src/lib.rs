@@ -15,6 +15,7 @@ pub mod diagnostics;
 pub mod draws;
 pub mod input;
 pub mod model;
+pub mod output;
 pub mod reproduce;
 pub mod run;
 pub mod targets;
