@@ -5,8 +5,30 @@
 //! Markdown report (tables with the paper's figures beside ours, and what
 //! differs and why) plus the charts to draw. Writing the files is the CLI's
 //! job.
+//!
+//! ```
+//! use qnmc_host::reproduce::{self, ReproduceOptions};
+//!
+//! assert!(reproduce::NAMES.contains(&"qnhmc-table1"));
+//! assert!(reproduce::run("no-such-experiment", &ReproduceOptions::default()).is_none());
+//! ```
 
 use crate::chart::Chart;
+
+pub mod hamcmc_fig2;
+pub mod qnhmc_table1;
+pub mod zhang_sutton_table2;
+
+mod report;
+
+/// Names accepted by [`run`] (and `qnmc reproduce NAME`), in display order.
+pub const NAMES: &[&str] = &[
+    "qnhmc-table1",
+    "zhang-sutton-table2",
+    "hamcmc-fig2",
+    "amagold-fig1",
+    "recipe-fig2",
+];
 
 /// Options shared by every reproduction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,4 +60,38 @@ pub struct Reproduction {
     pub markdown: String,
     /// Charts to render beside the report.
     pub charts: Vec<Chart>,
+}
+
+/// Runs the reproduction called `name` (one of [`NAMES`]); `None` for an
+/// unknown name.
+pub fn run(name: &str, options: &ReproduceOptions) -> Option<Reproduction> {
+    match name {
+        "qnhmc-table1" => Some(qnhmc_table1::run(options)),
+        "zhang-sutton-table2" => Some(zhang_sutton_table2::run(options)),
+        "hamcmc-fig2" => Some(hamcmc_fig2::run(options)),
+        "amagold-fig1" => Some(not_built(
+            name,
+            "AMAGOLD (Zhang, Cooper & De Sa 2020), Figure 1",
+        )),
+        "recipe-fig2" => Some(not_built(
+            name,
+            "A complete recipe for SG-MCMC (Ma, Chen & Fox 2015), Figure 2",
+        )),
+        _ => None,
+    }
+}
+
+/// The report of a reproduction whose module is not part of this build: it
+/// says so, and carries no numbers.
+fn not_built(name: &str, title: &str) -> Reproduction {
+    Reproduction {
+        name: name.to_string(),
+        title: title.to_string(),
+        markdown: format!(
+            "# {title}\n\nThe `{name}` reproduction is not built in this build: its module \
+             is developed on another branch and has not been merged yet. No numbers are \
+             reported.\n"
+        ),
+        charts: Vec::new(),
+    }
 }

@@ -1,0 +1,9 @@
+//! Placeholder.
+
+use super::{ReproduceOptions, Reproduction};
+
+/// Runs the experiment.
+pub fn run(options: &ReproduceOptions) -> Reproduction {
+    let _ = options;
+    Reproduction::default()
+}
