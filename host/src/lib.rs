@@ -13,6 +13,7 @@ pub mod chart;
 pub mod demo;
 pub mod diagnostics;
 pub mod draws;
+pub mod input;
 pub mod model;
 pub mod reproduce;
 pub mod targets;

@@ -1,10 +1,10 @@
-//! Bayesian logistic regression, with the German credit data set built in.
+//! Bayesian logistic regression with a compile-time dimension (the core's
+//! `Potential`/`MinibatchPotential`), with the German credit data set built in.
 
+use super::logreg::likelihood;
+use super::{LogisticRegressionModel, LogregDataset};
 use qnmc::{MinibatchPotential, Potential};
 use rand_core::Rng;
-
-/// The German credit data (UCI Statlog, CC BY 4.0), vendored in `host/data/`.
-const GERMAN_CREDIT: &str = include_str!("../../data/german_credit/german.data-numeric");
 
 /// Bayesian logistic regression with prior w ~ N(0, v·I):
 ///
@@ -14,6 +14,9 @@ const GERMAN_CREDIT: &str = include_str!("../../data/german_credit/german.data-n
 /// As a [`MinibatchPotential`] a batch is `B` indices drawn uniformly with
 /// replacement (an array: drawing one never allocates) and
 /// ∇Ũ_Ω(w) = w/v + (N/B) Σ_{n∈Ω} (σ(fₙ) − tₙ) xₙ, an unbiased estimate of ∇U.
+///
+/// The run-time-dimension twin, used by the command line, is
+/// [`LogisticRegressionModel`]; both share the same arithmetic.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogisticRegression<const D: usize, const B: usize> {
     /// Rows xₙ of the design matrix (intercept included by the caller).
@@ -47,106 +50,33 @@ impl<const D: usize, const B: usize> LogisticRegression<D, B> {
     pub fn is_empty(&self) -> bool {
         self.labels.is_empty()
     }
-
-    fn linear(&self, n: usize, w: &[f64; D]) -> f64 {
-        let x = &self.design[n];
-        let mut f = 0.0;
-        for i in 0..D {
-            f += x[i] * w[i];
-        }
-        f
-    }
-
-    /// Adds `weight`·(σ(fₙ) − tₙ)·xₙ to `g`.
-    fn add_likelihood_gradient(&self, n: usize, w: &[f64; D], weight: f64, g: &mut [f64; D]) {
-        let f = self.linear(n, w);
-        let r = weight * (sigmoid(f) - self.labels[n]);
-        let x = &self.design[n];
-        for i in 0..D {
-            g[i] += r * x[i];
-        }
-    }
 }
 
 impl<const B: usize> LogisticRegression<25, B> {
     /// The German credit model of the RMHMC / Zhang & Sutton / AMAGOLD papers:
     /// N = 1000, the 24 covariates standardised (mean, N−1 standard deviation),
     /// design [1, X] (intercept first), labels 1 → 0 and 2 → 1, prior
-    /// N(0, 100·I); D = 25.
+    /// N(0, 100·I); D = 25. The same data and preprocessing as
+    /// [`LogisticRegressionModel::builtin`]`(LogregDataset::German)`.
     pub fn german_credit() -> Self {
-        let mut raw: Vec<[f64; 24]> = Vec::with_capacity(1000);
-        let mut labels = Vec::with_capacity(1000);
-        for line in GERMAN_CREDIT.lines() {
-            let values: Vec<f64> = line
-                .split_whitespace()
-                .map(|v| v.parse::<f64>().expect("vendored data are numbers"))
-                .collect();
-            if values.is_empty() {
-                continue;
-            }
-            assert_eq!(values.len(), 25, "24 covariates and a label per row");
-            let mut row = [0.0; 24];
-            row.copy_from_slice(&values[..24]);
-            raw.push(row);
-            labels.push(if values[24] == 2.0 { 1.0 } else { 0.0 });
-        }
-        let n = raw.len() as f64;
-        let mut means = [0.0; 24];
-        let mut sds = [0.0; 24];
-        for j in 0..24 {
-            means[j] = raw.iter().map(|r| r[j]).sum::<f64>() / n;
-            let ss: f64 = raw.iter().map(|r| (r[j] - means[j]).powi(2)).sum();
-            sds[j] = (ss / (n - 1.0)).sqrt();
-        }
-        let design = raw
-            .iter()
-            .map(|r| {
+        let model = LogisticRegressionModel::builtin(LogregDataset::German)
+            .expect("the German credit data are built in");
+        let design = (0..model.len())
+            .map(|n| {
                 let mut x = [0.0; 25];
-                x[0] = 1.0;
-                for j in 0..24 {
-                    x[j + 1] = (r[j] - means[j]) / sds[j];
-                }
+                x.copy_from_slice(model.design_row(n));
                 x
             })
             .collect();
-        LogisticRegression::new(design, labels, 100.0)
-    }
-}
-
-/// σ(f) = 1/(1 + e^{−f}), without overflow.
-fn sigmoid(f: f64) -> f64 {
-    if f >= 0.0 {
-        1.0 / (1.0 + (-f).exp())
-    } else {
-        let e = f.exp();
-        e / (1.0 + e)
+        LogisticRegression::new(design, model.labels().to_vec(), model.prior_variance())
     }
 }
 
 impl<const D: usize, const B: usize> Potential<f64, D> for LogisticRegression<D, B> {
     fn potential_and_gradient(&self, w: &[f64; D], g: &mut [f64; D]) -> f64 {
-        let inv_v = 1.0 / self.prior_variance;
-        let mut u = 0.0;
-        for i in 0..D {
-            g[i] = w[i] * inv_v;
-            u += 0.5 * w[i] * w[i] * inv_v;
-        }
-        for n in 0..self.len() {
-            let f = self.linear(n, w);
-            // One exponential per row: e = exp(−|f|) gives both log(1 + e^f)
-            // and σ(f) without overflow.
-            let e = (-f.abs()).exp();
-            u += f.max(0.0) + e.ln_1p() - self.labels[n] * f;
-            let s = if f >= 0.0 {
-                1.0 / (1.0 + e)
-            } else {
-                e / (1.0 + e)
-            };
-            let r = s - self.labels[n];
-            let x = &self.design[n];
-            for i in 0..D {
-                g[i] += r * x[i];
-            }
+        let mut u = likelihood::prior(w, self.prior_variance, g);
+        for (x, &t) in self.design.iter().zip(&self.labels) {
+            u += likelihood::add_observation(x, t, w, g);
         }
         u
     }
@@ -166,16 +96,14 @@ impl<const D: usize, const B: usize> MinibatchPotential<f64, D> for LogisticRegr
     }
 
     fn minibatch_gradient(&self, batch: &[u32; B], w: &[f64; D], g: &mut [f64; D]) {
-        let inv_v = 1.0 / self.prior_variance;
-        for i in 0..D {
-            g[i] = w[i] * inv_v;
-        }
+        let _ = likelihood::prior(w, self.prior_variance, g);
         if B == 0 {
             return;
         }
         let weight = self.len() as f64 / B as f64;
         for &n in batch {
-            self.add_likelihood_gradient(n as usize, w, weight, g);
+            let n = n as usize;
+            likelihood::add_observation_gradient(&self.design[n], self.labels[n], w, weight, g);
         }
     }
 }

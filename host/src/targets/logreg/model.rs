@@ -1,0 +1,171 @@
+//! [`LogisticRegressionModel`]: Bayesian logistic regression whose dimension
+//! is known at run time, as a [`Model`].
+
+use super::LabelMapping;
+use super::likelihood::{add_observation, add_observation_gradient, prior};
+use crate::model::{Model, ModelRng};
+use rand_core::Rng;
+
+/// Bayesian logistic regression with prior w ~ N(0, v·I), dimension and data
+/// known at run time:
+///
+/// U(w) = Σₙ [log(1 + e^{fₙ}) − tₙ fₙ] + ‖w‖²/(2v),  fₙ = xₙᵀw,
+/// ∇U(w) = Σₙ (σ(fₙ) − tₙ) xₙ + w/v.
+///
+/// The stochastic gradient draws `batch_size` observations uniformly with
+/// replacement and scales their sum by N/B, an unbiased estimate of ∇U
+/// (`batch_size` 0 means the exact gradient). Reported quantities are the
+/// coefficients `w[1]`, …, `w[D]`; **`w[1]` is the intercept** when the
+/// model has one (the built-in data sets all do), then one coefficient per
+/// covariate in file order ([`column_names`](Self::column_names)).
+///
+/// Build one with [`builtin`](Self::builtin), [`from_dataset`](Self::from_dataset)
+/// or [`from_csv`](Self::from_csv).
+///
+/// ```
+/// use qnmc_host::model::Model;
+/// use qnmc_host::targets::{LogisticRegressionModel, LogregDataset};
+///
+/// let german = LogisticRegressionModel::builtin(LogregDataset::German).unwrap();
+/// assert_eq!(german.dimension(), 25);
+/// assert_eq!(german.data_size(), Some(1000));
+/// assert_eq!(german.output_names()[0], "w[1]");
+/// assert_eq!(german.column_names()[0], "(intercept)");
+/// let mut g = vec![0.0; 25];
+/// // At w = 0 every term is log 2.
+/// let u = german.potential_and_gradient(&vec![0.0; 25], &mut g);
+/// assert!((u - 1000.0 * 2f64.ln()).abs() < 1e-9);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogisticRegressionModel {
+    name: String,
+    design: Vec<f64>,
+    labels: Vec<f64>,
+    dimension: usize,
+    prior_variance: f64,
+    column_names: Vec<String>,
+    intercept: bool,
+    label_mapping: LabelMapping,
+}
+
+/// Everything a model is made of; see [`LogisticRegressionModel::from_parts`].
+pub(crate) struct Parts {
+    pub name: String,
+    pub design: Vec<f64>,
+    pub dimension: usize,
+    pub labels: Vec<f64>,
+    pub prior_variance: f64,
+    pub column_names: Vec<String>,
+    pub intercept: bool,
+    pub label_mapping: LabelMapping,
+}
+
+impl LogisticRegressionModel {
+    pub(crate) fn from_parts(parts: Parts) -> Self {
+        debug_assert_eq!(parts.design.len(), parts.labels.len() * parts.dimension);
+        LogisticRegressionModel {
+            name: parts.name,
+            design: parts.design,
+            labels: parts.labels,
+            dimension: parts.dimension,
+            prior_variance: parts.prior_variance,
+            column_names: parts.column_names,
+            intercept: parts.intercept,
+            label_mapping: parts.label_mapping,
+        }
+    }
+
+    /// Number of observations N.
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// `true` without observations (never for a model that was read).
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+
+    /// Row n of the design matrix (after preprocessing), length D.
+    pub fn design_row(&self, n: usize) -> &[f64] {
+        &self.design[n * self.dimension..(n + 1) * self.dimension]
+    }
+
+    /// The 0/1 labels tₙ.
+    pub fn labels(&self) -> &[f64] {
+        &self.labels
+    }
+
+    /// The prior variance v.
+    pub fn prior_variance(&self) -> f64 {
+        self.prior_variance
+    }
+
+    /// `true` when the first coefficient `w[1]` is an intercept.
+    pub fn has_intercept(&self) -> bool {
+        self.intercept
+    }
+
+    /// The name of each design column, in coefficient order: `(intercept)`
+    /// first when present, then the covariates (header names, or `V1`, `V2`,
+    /// … for files without a header; `x^2`, `x^3` for Ripley's expansion).
+    pub fn column_names(&self) -> &[String] {
+        &self.column_names
+    }
+
+    /// Which label text became 0 and which 1 (see [`LabelMapping`] for the rule).
+    pub fn label_mapping(&self) -> &LabelMapping {
+        &self.label_mapping
+    }
+
+    /// Number of observations with label 1.
+    pub fn positives(&self) -> usize {
+        self.labels.iter().filter(|&&t| t == 1.0).count()
+    }
+}
+
+impl Model for LogisticRegressionModel {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn dimension(&self) -> usize {
+        self.dimension
+    }
+
+    fn potential_and_gradient(&self, w: &[f64], gradient: &mut [f64]) -> f64 {
+        let mut u = prior(w, self.prior_variance, gradient);
+        for (n, &t) in self.labels.iter().enumerate() {
+            u += add_observation(self.design_row(n), t, w, gradient);
+        }
+        u
+    }
+
+    fn output_names(&self) -> Vec<String> {
+        (1..=self.dimension).map(|i| format!("w[{i}]")).collect()
+    }
+
+    fn data_size(&self) -> Option<usize> {
+        Some(self.len())
+    }
+
+    fn stochastic_gradient(
+        &self,
+        w: &[f64],
+        batch_size: usize,
+        rng: &mut ModelRng,
+        gradient: &mut [f64],
+    ) {
+        if batch_size == 0 {
+            let _ = self.potential_and_gradient(w, gradient);
+            return;
+        }
+        let _ = prior(w, self.prior_variance, gradient);
+        let n = self.len() as u64;
+        let weight = self.len() as f64 / batch_size as f64;
+        for _ in 0..batch_size {
+            // Multiply-shift maps a u32 to [0, N) without division.
+            let i = ((u64::from(rng.next_u32()) * n) >> 32) as usize;
+            add_observation_gradient(self.design_row(i), self.labels[i], w, weight, gradient);
+        }
+    }
+}
