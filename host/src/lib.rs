@@ -10,6 +10,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod chart;
+pub mod cli;
 pub mod demo;
 pub mod diagnostics;
 pub mod draws;

@@ -16,9 +16,9 @@
 use crate::chart::Chart;
 
 pub mod amagold_fig1;
-pub mod recipe_fig2;
 pub mod hamcmc_fig2;
 pub mod qnhmc_table1;
+pub mod recipe_fig2;
 pub mod zhang_sutton_table2;
 
 mod report;

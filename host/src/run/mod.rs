@@ -185,8 +185,6 @@ fn describe(
 ) -> Vec<(String, String)> {
     let data_size = model.data_size();
     let mut out = vec![
-        ("sampler".to_string(), sampler.name().to_string()),
-        ("target".to_string(), model.name()),
         ("dimension".to_string(), model.dimension().to_string()),
         ("chains".to_string(), s.chains.to_string()),
         ("seed".to_string(), s.seed.to_string()),
