@@ -506,7 +506,9 @@ fn report(n: &Fig1Numbers, options: &ReproduceOptions) -> String {
     let _ = writeln!(
         s,
         "- AMAGOLD's remaining error is Monte-Carlo noise of a histogram (≈ cells / effective \
-         sample size), not bias: it shrinks with more samples, SGHMC's does not.\n\
+         sample size), not bias: it falls about tenfold from 10⁴ to 10⁵ samples (measured: \
+         ≈ 0.05 in the quick run, ≈ 0.005 in the full one), while SGHMC's levels off at its \
+         bias.\n\
          - The core's SGHMC (the recipe's explicit Euler step, both blocks from the old state) \
          {}. Explicit Euler on an oscillator amplifies by √(1 + ε²ω²) per step and the double \
          well's curvature ω² grows like θ², so once a chain strays into the tails it blows up; \
