@@ -76,7 +76,12 @@ fn python_module_available(module: &str) -> Result<(), String> {
         Ok(out) if out.status.success() => Ok(()),
         Ok(out) => Err(format!(
             "`python3 -c \"import {module}\"` failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
+            // The last line of a traceback is the error itself.
+            String::from_utf8_lossy(&out.stderr)
+                .trim()
+                .lines()
+                .last()
+                .unwrap_or("")
         )),
         Err(e) => Err(format!("cannot start python3: {e}")),
     }
