@@ -122,15 +122,34 @@ impl OutputDir {
         ));
         let written = write_and_sync(&temporary, contents)
             .map_err(|e| OutputError::io(&temporary, "write", e))
-            .and_then(|()| {
-                fs::rename(&temporary, &target).map_err(|e| {
-                    OutputError::io(&target, "move the finished file into place as", e)
-                })
-            });
+            .and_then(|()| self.move_into_place(&temporary, &target));
         if written.is_err() {
             let _ = fs::remove_file(&temporary);
         }
         written.map(|()| target)
+    }
+
+    /// Renames `temporary` to `target`. Without `force` a hard link makes the
+    /// no-overwrite check and the move one atomic step (a file created in
+    /// between by another process is not replaced); where the file system
+    /// has no hard links, a plain rename follows the existence check.
+    fn move_into_place(&self, temporary: &Path, target: &Path) -> Result<(), OutputError> {
+        if !self.force {
+            match fs::hard_link(temporary, target) {
+                Ok(()) => {
+                    let _ = fs::remove_file(temporary);
+                    return Ok(());
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    return Err(OutputError::FileExists {
+                        path: target.to_path_buf(),
+                    });
+                }
+                Err(_) => {}
+            }
+        }
+        fs::rename(temporary, target)
+            .map_err(|e| OutputError::io(target, "move the finished file into place as", e))
     }
 
     /// Marks the run complete by removing the [`INCOMPLETE_MARKER`].

@@ -40,6 +40,12 @@ const PALETTE: [RGBColor; 10] = [
 /// With no usable font the charts are drawn without text (a one-line warning
 /// goes to stderr once per process).
 pub fn render_chart(chart: &Chart, dir: &OutputDir) -> Result<Vec<PathBuf>, OutputError> {
+    if chart.file_stem.is_empty() {
+        return Err(OutputError::BadFileName {
+            folder: dir.path().to_path_buf(),
+            name: chart.file_stem.clone(),
+        });
+    }
     let svg_name = format!("{}.svg", chart.file_stem);
     let png_name = format!("{}.png", chart.file_stem);
     let failed = |name: &str, message: String| OutputError::Render {
@@ -412,6 +418,9 @@ mod tests {
         // Without force a second drawing of the same chart is refused.
         let err = render_chart(&sample_chart(Scale::Linear, Scale::Linear), &dir).unwrap_err();
         assert!(matches!(err, OutputError::FileExists { .. }));
+        let nameless = Chart::default();
+        let err = render_chart(&nameless, &dir).unwrap_err();
+        assert!(matches!(err, OutputError::BadFileName { .. }));
         dir.finish().unwrap();
         std::fs::remove_dir_all(folder).unwrap();
     }
