@@ -27,7 +27,10 @@ pub const SAMPLER_COLUMNS: [&str; 5] = [
 /// 1. `#` comment lines with the configuration, CmdStan's `key = value`
 ///    tree (`model`, `method = sample`, `num_samples`, `num_warmup`,
 ///    `save_warmup`, `thin`, `algorithm`, `id`, `seed`), then a `qnmc`
-///    section with the run's own settings;
+///    section with the run's own settings. `num_warmup` is the setting
+///    `warmup` (or `num_warmup`) when it is a whole number, else 0; `thin` is
+///    the setting `thin`, else 1; `save_warmup` is false (only kept draws are
+///    written);
 /// 2. the header line: the sampler columns `lp__`, `accept_stat__`,
 ///    `stepsize__`, `n_leapfrog__`, `divergent__`, then the quantities with
 ///    Stan's CSV names (`w.1` for `w[1]`, `a.2.3` for `a[2,3]`).
