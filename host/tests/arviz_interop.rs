@@ -1,8 +1,11 @@
 //! ArviZ reads qnmc's CmdStan CSV files and computes the same bulk ESS and
-//! R̂ as `qnmc_host::diagnostics`.
+//! R̂ as `qnmc_host::diagnostics`; CmdStanPy reads the same files back to the
+//! bit.
 //!
-//! Runs only where `python3 -c "import arviz"` works; otherwise it prints why
-//! it skipped, unless `QNMC_REQUIRE_ARVIZ=1`, when a missing ArviZ fails it.
+//! Each test runs only where its Python package imports; otherwise it prints
+//! why it skipped, unless `QNMC_REQUIRE_ARVIZ=1` (for ArviZ) or
+//! `QNMC_REQUIRE_CMDSTANPY=1` (for CmdStanPy), when a missing package fails
+//! it.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -64,19 +67,60 @@ fn hmc_run() -> RunDraws {
     }
 }
 
-/// Whether ArviZ can be imported; `Err` says why not.
-fn arviz_available() -> Result<(), String> {
+/// Whether `python3` can import `module`; `Err` says why not.
+fn python_module_available(module: &str) -> Result<(), String> {
     match Command::new("python3")
-        .args(["-c", "import arviz"])
+        .args(["-c", &format!("import {module}")])
         .output()
     {
         Ok(out) if out.status.success() => Ok(()),
         Ok(out) => Err(format!(
-            "`python3 -c \"import arviz\"` failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
+            "`python3 -c \"import {module}\"` failed: {}",
+            // The last line of a traceback is the error itself.
+            String::from_utf8_lossy(&out.stderr)
+                .trim()
+                .lines()
+                .last()
+                .unwrap_or("")
         )),
         Err(e) => Err(format!("cannot start python3: {e}")),
     }
+}
+
+/// `true` when the test should run; `false` (after saying why) when the
+/// module is missing and `require_env` is not set to 1.
+fn should_run(module: &str, require_env: &str) -> bool {
+    match python_module_available(module) {
+        Ok(()) => true,
+        Err(why) if std::env::var(require_env).as_deref() == Ok("1") => {
+            panic!("{require_env}=1 but {module} is unusable: {why}")
+        }
+        Err(why) => {
+            eprintln!("skipping: {why}");
+            false
+        }
+    }
+}
+
+/// Writes the run's per-chain CSVs into a fresh folder named after `tag`;
+/// returns the folder and the files.
+fn write_chain_files(run: &RunDraws, tag: &str) -> (PathBuf, Vec<String>) {
+    let folder: PathBuf = std::env::temp_dir().join(format!("qnmc-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    let out = OutputDir::create(&folder, false).unwrap();
+    let paths = (0..run.chains.len())
+        .map(|c| {
+            let path = out
+                .write(
+                    &format!("chain_{}.csv", c + 1),
+                    cmdstan_csv(run, c).as_bytes(),
+                )
+                .unwrap();
+            path.display().to_string()
+        })
+        .collect();
+    out.finish().unwrap();
+    (folder, paths)
 }
 
 /// Reads the files with `arviz.from_cmdstan` and prints, per scalar, its
@@ -101,30 +145,11 @@ print("version", az.__version__)
 
 #[test]
 fn arviz_reads_our_csv_and_agrees_on_bulk_ess_and_rhat() {
-    if let Err(why) = arviz_available() {
-        if std::env::var("QNMC_REQUIRE_ARVIZ").as_deref() == Ok("1") {
-            panic!("QNMC_REQUIRE_ARVIZ=1 but ArviZ is unusable: {why}");
-        }
-        eprintln!("skipping the ArviZ interop test: {why}");
+    if !should_run("arviz", "QNMC_REQUIRE_ARVIZ") {
         return;
     }
     let run = hmc_run();
-    let folder: PathBuf =
-        std::env::temp_dir().join(format!("qnmc-arviz-interop-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    let out = OutputDir::create(&folder, false).unwrap();
-    let paths: Vec<String> = (0..CHAINS)
-        .map(|c| {
-            let path = out
-                .write(
-                    &format!("chain_{}.csv", c + 1),
-                    cmdstan_csv(&run, c).as_bytes(),
-                )
-                .unwrap();
-            path.display().to_string()
-        })
-        .collect();
-    out.finish().unwrap();
+    let (folder, paths) = write_chain_files(&run, "arviz-interop");
 
     let output = Command::new("python3")
         .args(["-c", ARVIZ_SCRIPT])
@@ -192,5 +217,58 @@ fn arviz_reads_our_csv_and_agrees_on_bulk_ess_and_rhat() {
         .map(|c| c.divergent.iter().filter(|&&d| d).count())
         .sum();
     assert_eq!(divergences_seen, Some(our_divergences));
+    std::fs::remove_dir_all(&folder).unwrap();
+}
+
+/// Reads the files with `cmdstanpy.from_csv` and prints the draws of every
+/// column, one `name value value …` line each (chains one after another,
+/// `repr` so every float64 reads back exactly).
+const CMDSTANPY_SCRIPT: &str = r#"
+import sys, cmdstanpy
+fit = cmdstanpy.from_csv(sys.argv[1:])
+frame = fit.draws_pd()
+for name in frame.columns:
+    print(name, " ".join(repr(float(v)) for v in frame[name]))
+"#;
+
+#[test]
+fn cmdstanpy_reads_our_csv_back_exactly() {
+    if !should_run("cmdstanpy", "QNMC_REQUIRE_CMDSTANPY") {
+        return;
+    }
+    let run = hmc_run();
+    let (folder, paths) = write_chain_files(&run, "cmdstanpy-interop");
+    let output = Command::new("python3")
+        .args(["-c", CMDSTANPY_SCRIPT])
+        .args(&paths)
+        .output()
+        .expect("python3 ran a moment ago");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "CmdStanPy failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let column = |name: &str| -> Vec<f64> {
+        let line = stdout
+            .lines()
+            .find(|l| l.split(' ').next() == Some(name))
+            .unwrap_or_else(|| panic!("CmdStanPy has no column {name}"));
+        line.split(' ')
+            .skip(1)
+            .map(|v| v.parse().unwrap())
+            .collect()
+    };
+    // CmdStanPy names vector elements Stan's way: x[1], as we do.
+    for (j, name) in run.names.iter().enumerate() {
+        let ours: Vec<f64> = run.chains_of(j).concat();
+        let theirs = column(name);
+        assert_eq!(theirs.len(), CHAINS * DRAWS);
+        for (a, b) in ours.iter().zip(&theirs) {
+            assert_eq!(a.to_bits(), b.to_bits(), "{name}");
+        }
+    }
+    let lp: Vec<f64> = run.chains.iter().flat_map(|c| c.lp.clone()).collect();
+    assert_eq!(column("lp__"), lp);
     std::fs::remove_dir_all(&folder).unwrap();
 }

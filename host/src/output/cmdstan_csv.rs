@@ -2,24 +2,7 @@
 //! ArviZ's `from_cmdstan`, CmdStanPy, `posterior::read_cmdstan_csv`) read
 //! qnmc's output like a CmdStan run.
 //!
-//! Layout of a file, as CmdStan writes it:
-//!
-//! 1. `#` comment lines with the configuration, CmdStan's `key = value`
-//!    tree (`model`, `method = sample`, `num_samples`, `num_warmup`,
-//!    `save_warmup`, `thin`, `algorithm`, `id`, `seed`), then a `qnmc`
-//!    section with the run's own settings;
-//! 2. the header line: the sampler columns `lp__`, `accept_stat__`,
-//!    `stepsize__`, `n_leapfrog__`, `divergent__`, then the quantities with
-//!    Stan's CSV names (`w.1` for `w[1]`, `a.2.3` for `a[2,3]`).
-//!    CmdStan's NUTS also writes `treedepth__` and `energy__`; qnmc's samplers
-//!    build no tree and do not record the Hamiltonian, so those columns are
-//!    left out rather than filled with made-up numbers (CmdStan's own static
-//!    HMC and fixed-parameter outputs omit columns the same way; readers take
-//!    every column ending in `__` as a sampler statistic);
-//! 3. one line per kept draw, each number in its shortest text that reads
-//!    back to the same `f64` (see [`float_text`]);
-//! 4. the `Elapsed Time` trailer with warm-up, sampling and total seconds.
-//!
+//! The layout is described at [`cmdstan_csv`];
 //! [`read_cmdstan_csv`](super::read_cmdstan_csv) reads such a file (or any CmdStan file) back.
 
 use std::fmt::Write as _;
@@ -37,7 +20,28 @@ pub const SAMPLER_COLUMNS: [&str; 5] = [
 ];
 
 /// The CmdStan CSV file of chain `chain_index` (0-based index into
-/// `run.chains`). See the [module](self) docs for the layout.
+/// `run.chains`).
+///
+/// Layout of a file, as CmdStan writes it:
+///
+/// 1. `#` comment lines with the configuration, CmdStan's `key = value`
+///    tree (`model`, `method = sample`, `num_samples`, `num_warmup`,
+///    `save_warmup`, `thin`, `algorithm`, `id`, `seed`), then a `qnmc`
+///    section with the run's own settings. `num_warmup` is the setting
+///    `warmup` (or `num_warmup`) when it is a whole number, else 0; `thin` is
+///    the setting `thin`, else 1; `save_warmup` is false (only kept draws are
+///    written);
+/// 2. the header line: the sampler columns `lp__`, `accept_stat__`,
+///    `stepsize__`, `n_leapfrog__`, `divergent__`, then the quantities with
+///    Stan's CSV names (`w.1` for `w[1]`, `a.2.3` for `a[2,3]`).
+///    CmdStan's NUTS also writes `treedepth__` and `energy__`; qnmc's samplers
+///    build no tree and do not record the Hamiltonian, so those columns are
+///    left out rather than filled with made-up numbers (CmdStan's own static
+///    HMC and fixed-parameter outputs omit columns the same way; readers take
+///    every column ending in `__` as a sampler statistic);
+/// 3. one line per kept draw, each number in its shortest text that reads
+///    back to the same `f64` (see [`float_text`]);
+/// 4. the `Elapsed Time` trailer with warm-up, sampling and total seconds.
 ///
 /// # Panics
 ///

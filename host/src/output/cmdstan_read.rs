@@ -311,6 +311,36 @@ mod tests {
     }
 
     #[test]
+    fn a_real_run_survives_our_writer_unchanged() {
+        let files: Vec<CmdStanDraws> = (1..=2)
+            .map(|k| read_cmdstan_csv(&golden(&format!("bern{k}.csv"))).unwrap())
+            .collect();
+        let run = run_draws_from_cmdstan(&files).unwrap();
+        for (k, file) in files.iter().enumerate() {
+            let again = read_cmdstan_csv(&crate::output::cmdstan_csv(&run, k)).unwrap();
+            for name in [
+                "lp__",
+                "accept_stat__",
+                "stepsize__",
+                "divergent__",
+                "theta",
+            ] {
+                assert_eq!(again.column(name), file.column(name), "{name}");
+            }
+            assert_eq!(again.metadata("id"), file.metadata("id"));
+            assert_eq!(again.metadata("seed"), file.metadata("seed"));
+        }
+    }
+
+    #[test]
+    fn windows_line_ends_and_blank_lines_are_accepted() {
+        let d = read_cmdstan_csv("# id = 1\r\nlp__,x.1\r\n\r\n-1,2.5\r\n").unwrap();
+        assert_eq!(d.column_names, ["lp__", "x.1"]);
+        assert_eq!(d.column("x.1").unwrap(), vec![2.5]);
+        assert_eq!(d.metadata("id"), Some("1"));
+    }
+
+    #[test]
     fn errors_name_line_and_column() {
         let err = read_cmdstan_csv("# c\na,b\n1,2\n3\n").unwrap_err();
         assert_eq!(err.line, 4);

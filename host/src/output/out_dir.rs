@@ -1,34 +1,4 @@
-//! [`OutputDir`]: the folder a run writes into, safe against clobbering old
-//! results and against partial output that looks complete.
-//!
-//! * Without `force`, [`OutputDir::create`] refuses a folder that already
-//!   holds anything at all (any file or sub-folder, not only names qnmc
-//!   writes: a folder with unrelated files in it is most likely a typo), and
-//!   [`OutputDir::write`] refuses to replace an existing file.
-//! * From [`OutputDir::create`] until [`OutputDir::finish`] the folder holds a
-//!   marker file [`INCOMPLETE_MARKER`] saying which run is writing there. A run
-//!   that stops early (error, panic, Ctrl-C) leaves the marker behind, so its
-//!   partial output never looks like a finished run.
-//! * Each file is written to a temporary file in the same folder and then
-//!   renamed over its final name, so a reader never sees half a file.
-//!
-//! ```
-//! use qnmc_host::output::{INCOMPLETE_MARKER, OutputDir};
-//!
-//! let folder = std::env::temp_dir().join(format!("qnmc-doc-out-dir-{}", std::process::id()));
-//! # let _ = std::fs::remove_dir_all(&folder);
-//! let out = OutputDir::create(&folder, false).unwrap();
-//! assert!(folder.join(INCOMPLETE_MARKER).exists());
-//! let written = out.write("summary.txt", b"all good\n").unwrap();
-//! assert_eq!(std::fs::read(&written).unwrap(), b"all good\n");
-//! // Without force the same name is not written twice.
-//! assert!(out.write("summary.txt", b"again").is_err());
-//! out.finish().unwrap();
-//! assert!(!folder.join(INCOMPLETE_MARKER).exists());
-//! // The folder now holds results: a second run needs force.
-//! assert!(OutputDir::create(&folder, false).is_err());
-//! # std::fs::remove_dir_all(&folder).unwrap();
-//! ```
+//! [`OutputDir`]: the folder a run writes into (see its docs).
 
 use std::fs;
 use std::io::Write;
@@ -44,7 +14,37 @@ pub const INCOMPLETE_MARKER: &str = "INCOMPLETE";
 /// Distinguishes the temporary files of concurrent writes in one process.
 static TEMPORARY_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// An output folder being written by a run. See the [module](self) docs.
+/// The folder a run writes into, safe against clobbering old
+/// results and against partial output that looks complete.
+///
+/// * Without `force`, [`OutputDir::create`] refuses a folder that already
+///   holds anything at all (any file or sub-folder, not only names qnmc
+///   writes: a folder with unrelated files in it is most likely a typo), and
+///   [`OutputDir::write`] refuses to replace an existing file.
+/// * From [`OutputDir::create`] until [`OutputDir::finish`] the folder holds a
+///   marker file [`INCOMPLETE_MARKER`] saying which run is writing there. A run
+///   that stops early (error, panic, Ctrl-C) leaves the marker behind, so its
+///   partial output never looks like a finished run.
+/// * Each file is written to a temporary file in the same folder and then
+///   renamed over its final name, so a reader never sees half a file.
+///
+/// ```
+/// use qnmc_host::output::{INCOMPLETE_MARKER, OutputDir};
+///
+/// let folder = std::env::temp_dir().join(format!("qnmc-doc-out-dir-{}", std::process::id()));
+/// # let _ = std::fs::remove_dir_all(&folder);
+/// let out = OutputDir::create(&folder, false).unwrap();
+/// assert!(folder.join(INCOMPLETE_MARKER).exists());
+/// let written = out.write("summary.txt", b"all good\n").unwrap();
+/// assert_eq!(std::fs::read(&written).unwrap(), b"all good\n");
+/// // Without force the same name is not written twice.
+/// assert!(out.write("summary.txt", b"again").is_err());
+/// out.finish().unwrap();
+/// assert!(!folder.join(INCOMPLETE_MARKER).exists());
+/// // The folder now holds results: a second run needs force.
+/// assert!(OutputDir::create(&folder, false).is_err());
+/// # std::fs::remove_dir_all(&folder).unwrap();
+/// ```
 #[derive(Debug)]
 pub struct OutputDir {
     path: PathBuf,
@@ -122,15 +122,34 @@ impl OutputDir {
         ));
         let written = write_and_sync(&temporary, contents)
             .map_err(|e| OutputError::io(&temporary, "write", e))
-            .and_then(|()| {
-                fs::rename(&temporary, &target).map_err(|e| {
-                    OutputError::io(&target, "move the finished file into place as", e)
-                })
-            });
+            .and_then(|()| self.move_into_place(&temporary, &target));
         if written.is_err() {
             let _ = fs::remove_file(&temporary);
         }
         written.map(|()| target)
+    }
+
+    /// Renames `temporary` to `target`. Without `force` a hard link makes the
+    /// no-overwrite check and the move one atomic step (a file created in
+    /// between by another process is not replaced); where the file system
+    /// has no hard links, a plain rename follows the existence check.
+    fn move_into_place(&self, temporary: &Path, target: &Path) -> Result<(), OutputError> {
+        if !self.force {
+            match fs::hard_link(temporary, target) {
+                Ok(()) => {
+                    let _ = fs::remove_file(temporary);
+                    return Ok(());
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    return Err(OutputError::FileExists {
+                        path: target.to_path_buf(),
+                    });
+                }
+                Err(_) => {}
+            }
+        }
+        fs::rename(temporary, target)
+            .map_err(|e| OutputError::io(target, "move the finished file into place as", e))
     }
 
     /// Marks the run complete by removing the [`INCOMPLETE_MARKER`].
