@@ -435,10 +435,10 @@ held the all-ones direction would give M = I an inverse mass 104² along it and 
 mass C M⁻¹ C, i.e. C² for the paper's M = I and C for our M = C option. M = C is the \
 ideal preconditioning only at a step size near 1 (see `qnmc demo`); at ε = 0.01 it is \
 not better. It is an extra row, not in the paper.\n\
-- **HMC-BFGS** builds its metric from the K − 1 = 4 other chains (3 pairs), which do \
-span a few directions of the spread of the ensemble, one of which tends to be the \
-all-ones direction; its per-chain lags are sweeps (K updates), so each lag costs K \
-times the gradients of a lag of the single-chain samplers.\n\
+- **HMC-BFGS** builds its metric from the K − 1 = 4 other chains (3 pairs), so it knows \
+the curvature only along the directions in which the other chains differ; every other \
+direction moves as in HMC. Its lags are sweeps (K updates), so each lag costs K times the \
+gradients of a lag of the single-chain samplers.\n\
 - **ESS definitions.** The paper's ESS = n/(1 + 2Σ_{k≤500} ρ_k) cannot fall below \
 n/1001 however slow the chain, so it overstates the ESS of a chain that is still \
 correlated at lag 500; Stan's bulk ESS (adaptive truncation, rank-normalised) is printed \
