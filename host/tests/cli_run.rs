@@ -83,4 +83,44 @@ fn run_writes_csvs_and_a_summary_that_parse() {
         "{text}"
     );
     assert!(dir.join("out/summary.txt").exists());
+    // Trace, autocorrelation and density charts of the first quantities.
+    for stem in [
+        "trace_theta_1",
+        "autocorrelation_theta_1",
+        "density_theta_1",
+    ] {
+        for ext in ["svg", "png"] {
+            let path = dir.join(format!("out/{stem}.{ext}"));
+            assert!(path.exists(), "{} missing", path.display());
+        }
+    }
+}
+
+#[test]
+fn reproduce_writes_the_report_and_its_charts() {
+    let dir = scratch("reproduce");
+    let out = Command::new(env!("CARGO_BIN_EXE_qnmc"))
+        .args(["reproduce", "amagold-fig1", "--quick", "--output", "out"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = std::fs::read_to_string(dir.join("out/amagold-fig1.md")).unwrap();
+    assert!(report.starts_with('#'), "{report}");
+    let svgs = std::fs::read_dir(dir.join("out"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "svg")
+        })
+        .count();
+    assert!(svgs >= 1, "the reproduction's charts are drawn");
 }

@@ -1,9 +1,9 @@
 //! `qnmc reproduce NAME|all`: run the papers' experiments and write
-//! `<name>.md` for each into the output folder.
+//! `<name>.md` and its charts (SVG and PNG) for each into the output folder.
 
 use super::CliError;
 use super::args::ReproduceArgs;
-use crate::output::OutputDir;
+use crate::output::{OutputDir, render_chart};
 use crate::reproduce::{self, ReproduceOptions};
 
 /// `qnmc reproduce`.
@@ -33,6 +33,9 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             return Err(CliError::Usage(format!("unknown reproduction `{name}`")));
         };
         let path = dir.write(&format!("{name}.md"), result.markdown.as_bytes())?;
+        for chart in &result.charts {
+            render_chart(chart, &dir)?;
+        }
         println!("{}: {}", result.title, path.display());
     }
     dir.finish()?;

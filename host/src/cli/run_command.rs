@@ -6,7 +6,9 @@ use super::args::{OutputArgs, RunArgs, SamplerArgs};
 use super::{CliError, build_target, run_settings};
 use crate::draws::RunDraws;
 use crate::model::{KnownPosterior, Model};
-use crate::output::{OutputDir, cmdstan_csv, summary_json, summary_table};
+use crate::output::{
+    OutputDir, cmdstan_csv, render_chart, run_charts, summary_json, summary_table,
+};
 use crate::run::{Progress, run as run_chains};
 
 /// Runs the sampler on `model`, with a progress bar unless `quiet`.
@@ -40,7 +42,12 @@ pub(crate) fn open_output(output: &OutputArgs) -> Result<Option<OutputDir>, CliE
         .map_err(CliError::from)
 }
 
-/// Writes `chain_<k>.csv` per chain and `summary.json` into `dir`, and
+/// Quantities plotted by `qnmc run` (trace, autocorrelation and density of
+/// the first ones; lp__ is always among the charts' inputs).
+pub const PLOTTED_QUANTITIES: usize = 4;
+
+/// Writes `chain_<k>.csv` per chain, `summary.json`, `summary.txt` and the
+/// charts of the first [`PLOTTED_QUANTITIES`] quantities into `dir`, and
 /// finishes it.
 pub(crate) fn write_run(
     dir: OutputDir,
@@ -55,6 +62,9 @@ pub(crate) fn write_run(
     }
     dir.write("summary.json", summary_json(draws, known).as_bytes())?;
     dir.write("summary.txt", summary_table(draws, known).as_bytes())?;
+    for chart in run_charts(draws, known, PLOTTED_QUANTITIES) {
+        render_chart(&chart, &dir)?;
+    }
     let path = dir.path().to_path_buf();
     dir.finish()?;
     eprintln!("wrote {}", path.display());
