@@ -1,5 +1,5 @@
 //! `qnmc demo`: the sampler comparison table of [`crate::demo`], then the
-//! harness on built-in data: QNHMC (frozen) on the German credit logistic
+//! harness on built-in data: QNHMC (M = C, frozen) on the German credit logistic
 //! regression with the summary and, with `--output`, the CmdStan CSVs.
 
 use super::CliError;
@@ -53,14 +53,17 @@ pub fn demo(args: &DemoArgs) -> Result<(), CliError> {
         seed: args.seed,
         warmup: 500,
         draws: 500,
+        leapfrog_steps: Some(20),
+        qnhmc_mass: qnmc::QnhmcMass::InverseHessian,
         qnhmc_freeze_after: Some(250),
         ..RunSettings::default()
     };
     println!(
-        "\nThe harness: `qnmc run --sampler qnhmc --target logreg-german --warmup 500 --draws 500`\n\
-         (QNHMC, memory frozen after 250 warm-up iterations, dual-averaged step size)\n"
+        "\nThe harness: `qnmc run --sampler qnhmc --target logreg-german --warmup 500 --draws 500 --leapfrog-steps 20\n\
+         --inverse-hessian-mass` (QNHMC with M = C, memory frozen after 250 warm-up iterations,\n\
+         dual-averaged step size)\n"
     );
-    let total = (run_settings.chains * 1000) as u64;
+    let total = (run_settings.chains * (run_settings.warmup + run_settings.draws)) as u64;
     let progress = Progress::new(total, "qnhmc on logreg-german", args.quiet);
     let draws = run(&model, SamplerKind::Qnhmc, &run_settings, &progress);
     progress.finish();
