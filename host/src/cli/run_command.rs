@@ -6,9 +6,7 @@ use super::args::{OutputArgs, RunArgs, SamplerArgs};
 use super::{CliError, build_target, run_settings};
 use crate::draws::RunDraws;
 use crate::model::{KnownPosterior, Model};
-use crate::output::{
-    OutputDir, cmdstan_csv, render_chart, run_charts, summary_json, summary_table,
-};
+use crate::output::{OutputDir, summary_table, write_run_files};
 use crate::run::{Progress, run as run_chains};
 
 /// Runs the sampler on `model`, with a progress bar unless `quiet`.
@@ -42,29 +40,19 @@ pub(crate) fn open_output(output: &OutputArgs) -> Result<Option<OutputDir>, CliE
         .map_err(CliError::from)
 }
 
-/// Quantities plotted by `qnmc run` (trace, autocorrelation and density of
-/// the first ones; lp__ is always among the charts' inputs).
+/// Quantities plotted by `qnmc run` (trace, autocorrelation and density
+/// charts of the first ones).
 pub const PLOTTED_QUANTITIES: usize = 4;
 
-/// Writes `chain_<k>.csv` per chain, `summary.json`, `summary.txt` and the
-/// charts of the first [`PLOTTED_QUANTITIES`] quantities into `dir`, and
-/// finishes it.
+/// Writes the run's files ([`write_run_files`]: `chain_<k>.csv` per chain,
+/// `summary.json`, `summary.txt`, the charts of the first
+/// [`PLOTTED_QUANTITIES`] quantities) into `dir`, and finishes it.
 pub(crate) fn write_run(
     dir: OutputDir,
     draws: &RunDraws,
     known: Option<&KnownPosterior>,
 ) -> Result<(), CliError> {
-    for k in 0..draws.chains.len() {
-        dir.write(
-            &format!("chain_{}.csv", k + 1),
-            cmdstan_csv(draws, k).as_bytes(),
-        )?;
-    }
-    dir.write("summary.json", summary_json(draws, known).as_bytes())?;
-    dir.write("summary.txt", summary_table(draws, known).as_bytes())?;
-    for chart in run_charts(draws, known, PLOTTED_QUANTITIES) {
-        render_chart(&chart, &dir)?;
-    }
+    write_run_files(draws, known, &dir, PLOTTED_QUANTITIES)?;
     let path = dir.path().to_path_buf();
     dir.finish()?;
     eprintln!("wrote {}", path.display());
