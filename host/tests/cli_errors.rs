@@ -179,3 +179,35 @@ fn an_existing_output_needs_force_and_force_overwrites() {
     let second = std::fs::read_to_string(dir.join("out/chain_1.csv")).unwrap();
     assert_ne!(first, second, "--force must overwrite with the new run");
 }
+
+#[test]
+fn bad_draws_files_are_located_by_line_and_column() {
+    let dir = scratch("draws");
+    std::fs::write(dir.join("bad.csv"), "# id = 1\nlp__,x\n-1.5,0.25\n-2,abc\n").unwrap();
+    assert_usage_error(
+        qnmc(
+            &[
+                "check",
+                "--target",
+                "recipe-quadratic",
+                "--draws-files",
+                "bad.csv",
+            ],
+            &dir,
+        ),
+        "error: bad.csv:4:2: \"abc\" is not a number",
+    );
+    assert_usage_error(
+        qnmc(
+            &[
+                "check",
+                "--target",
+                "recipe-quadratic",
+                "--draws-files",
+                "none.csv",
+            ],
+            &dir,
+        ),
+        "error: cannot read none.csv:",
+    );
+}

@@ -17,8 +17,13 @@ fn read_draws(files: &[PathBuf]) -> Result<RunDraws, CliError> {
     for file in files {
         let text = std::fs::read_to_string(file)
             .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", file.display())))?;
-        let draws = read_cmdstan_csv(&text)
-            .map_err(|e| CliError::Usage(format!("{}:{e}", file.display())))?;
+        let draws = read_cmdstan_csv(&text).map_err(|e| {
+            let place = match e.column {
+                Some(c) => format!("{}:{c}", e.line),
+                None => e.line.to_string(),
+            };
+            CliError::Usage(format!("{}:{place}: {}", file.display(), e.message))
+        })?;
         parsed.push(draws);
     }
     run_draws_from_cmdstan(&parsed).map_err(CliError::Usage)

@@ -70,6 +70,14 @@ fn exact_samplers_pass_the_check() {
             assert!(c.gradient_evaluations > 0);
         }
         assert!(draws.settings.iter().any(|(k, _)| k == "padding"));
+        // lp__ is −U of the model at the reported draw: the padding
+        // coordinate's ½x² is not in it.
+        let c = &draws.chains[0];
+        let mut g = vec![0.0; N];
+        for (i, lp) in c.lp.iter().enumerate().step_by(97) {
+            let u = Diagonal.potential_and_gradient(&c.values[i * N..(i + 1) * N], &mut g);
+            assert!((lp + u).abs() < 1e-12, "{kind}: lp {lp} vs -U {}", -u);
+        }
         let report = check(&draws, &Diagonal.known_posterior().unwrap());
         assert!(report.passed(), "{kind}:\n{}", report.table());
     }
