@@ -104,6 +104,18 @@ fn logistic_regressions_pass_against_a_long_hmc_reference() {
         "--reference-draws",
         "2000",
     ]);
+    if shared_data().is_some() {
+        assert_passes(&[
+            "--target",
+            "logreg-pima",
+            "--sampler",
+            "hmc",
+            "--reference-draws",
+            "2000",
+        ]);
+    } else {
+        eprintln!("logreg-pima skipped: no shared data folder (set QNMC_SHARED_DATA)");
+    }
     assert_passes(&[
         "--target",
         "logreg-german",
