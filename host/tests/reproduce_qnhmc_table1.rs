@@ -45,3 +45,21 @@ fn full_run_prints_report() {
     println!("{}", rep.markdown);
     assert!(!rep.markdown.is_empty());
 }
+
+/// At the paper's ε = 0.01 and L = 10, HMC is a slow random walk along the
+/// all-ones direction (the report's explanation of why its Σρ_k is far above
+/// the paper's): a draw rotates that component by εL/√104 ≈ 0.01 rad, so the
+/// lag-1 autocorrelation is cos(0.01) ≈ 0.99995 in theory. The estimator is
+/// biased down by O(1/n) relative to the chain's spread (n = 2000 draws
+/// here), far less than the 0.05 margin used.
+#[test]
+fn hmc_at_the_papers_settings_is_a_slow_random_walk_along_ones() {
+    let rows = qnhmc_table1::rows(&quick());
+    let hmc = &rows[0];
+    assert!(hmc.sampler.starts_with("HMC ("), "{}", hmc.sampler);
+    assert!(
+        hmc.autocorrelation[1] > 0.95,
+        "lag-1 autocorrelation {}",
+        hmc.autocorrelation[1]
+    );
+}
