@@ -225,9 +225,9 @@ impl RunSettings {
 /// For the samplers with dual averaging this is only ε₀ of the adaptation
 /// (1, as Stan's; 0.5 for MH-BFGS). For the others, with n the number of data
 /// points (1 for targets without data), so that ε·(curvature ≈ n) stays small:
-/// Langevin-type samplers (HAMCMC, SGLD, pSGLD, SGRLD) ε = 0.01/n (pSGLD
-/// 0.001/√n: its preconditioner divides the gradient by its RMS), momentum
-/// samplers (SGHMC, SGNHT, SGRHMC) ε = 0.1/√n. These are starting points: the
+/// Langevin-type samplers (HAMCMC, SGLD, SGRLD) ε = 0.1/n, pSGLD 0.01/√n
+/// (its preconditioner divides the gradient by its RMS), momentum samplers
+/// (SGHMC, SGNHT, SGRHMC) ε = 0.1/√n. These are starting points: the
 /// SG samplers are biased by O(ε), so check a smaller ε gives the same answer.
 pub fn default_step_size(sampler: SamplerKind, data_size: Option<usize>) -> f64 {
     let n = data_size.unwrap_or(1).max(1) as f64;
@@ -238,8 +238,8 @@ pub fn default_step_size(sampler: SamplerKind, data_size: Option<usize>) -> f64 
         | SamplerKind::Amagold
         | SamplerKind::L2mc => 1.0,
         SamplerKind::MhBfgs => 0.5,
-        SamplerKind::Hamcmc | SamplerKind::Sgld | SamplerKind::Sgrld => 0.01 / n,
-        SamplerKind::Psgld => 0.001 / n.sqrt(),
+        SamplerKind::Hamcmc | SamplerKind::Sgld | SamplerKind::Sgrld => 0.1 / n,
+        SamplerKind::Psgld => 0.01 / n.sqrt(),
         SamplerKind::Sghmc | SamplerKind::Sgnht | SamplerKind::Sgrhmc => 0.1 / n.sqrt(),
     }
 }
