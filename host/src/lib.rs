@@ -10,10 +10,13 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod chart;
+pub mod cli;
 pub mod demo;
 pub mod diagnostics;
 pub mod draws;
 pub mod input;
 pub mod model;
+pub mod output;
 pub mod reproduce;
+pub mod run;
 pub mod targets;

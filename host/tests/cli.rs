@@ -1,4 +1,5 @@
-//! The `qnmc` binary's error paths: message on stderr, exit code 2.
+//! The `qnmc` binary's command-line surface: help, version, list, and the
+//! usage errors of the argument parser (exit code 2 with a message).
 
 use std::process::Command;
 
@@ -18,18 +19,24 @@ fn qnmc(args: &[&str]) -> (i32, String, String) {
 fn unknown_command_and_bad_options_fail_with_a_message() {
     let (code, _, err) = qnmc(&["frobnicate"]);
     assert_eq!(code, 2);
-    assert!(err.contains("unknown command `frobnicate`"), "{err}");
+    assert!(
+        err.contains("unrecognized subcommand 'frobnicate'"),
+        "{err}"
+    );
 
     let (code, _, err) = qnmc(&["demo", "--draws", "many"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("--draws expects a non-negative integer, got `many`"),
+        err.contains("invalid value 'many' for '--draws <DRAWS>'"),
         "{err}"
     );
 
     let (code, _, err) = qnmc(&["demo", "--seed"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--seed needs a value"), "{err}");
+    assert!(
+        err.contains("a value is required for '--seed <SEED>'"),
+        "{err}"
+    );
 
     let (code, _, err) = qnmc(&["demo", "--chains", "0"]);
     assert_eq!(code, 2);
@@ -37,15 +44,51 @@ fn unknown_command_and_bad_options_fail_with_a_message() {
 
     let (code, _, err) = qnmc(&["demo", "--fast"]);
     assert_eq!(code, 2);
-    assert!(err.contains("unknown option `--fast`"), "{err}");
+    assert!(err.contains("unexpected argument '--fast'"), "{err}");
+
+    let (code, _, err) = qnmc(&["run", "--target", "gaussian", "--chains", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("error: --chains must be at least 1"), "{err}");
 }
 
 #[test]
-fn help_and_version_succeed() {
+fn help_version_and_list_succeed() {
     let (code, out, _) = qnmc(&["--help"]);
     assert_eq!(code, 0);
-    assert!(out.contains("qnmc demo"));
+    for command in ["run", "check", "reproduce", "demo", "list"] {
+        assert!(out.contains(command), "{out}");
+    }
     let (code, out, _) = qnmc(&["--version"]);
     assert_eq!(code, 0);
     assert!(out.starts_with("qnmc "));
+
+    let (code, out, _) = qnmc(&["list"]);
+    assert_eq!(code, 0);
+    for name in [
+        "gaussian",
+        "gaussian-cov",
+        "linear-gaussian",
+        "logreg-german",
+        "logreg-csv",
+        "double-well",
+        "recipe-2d",
+        "eight-schools",
+        "sblrc-blr",
+        "ark",
+    ] {
+        assert!(
+            out.contains(&format!("\n  {name} ")),
+            "target {name} missing:\n{out}"
+        );
+    }
+    for name in [
+        "hmc", "qnhmc", "hamcmc", "hmc-bfgs", "mh-bfgs", "amagold", "l2mc", "sgld", "psgld",
+        "sgrld", "sghmc", "sgnht", "sgrhmc",
+    ] {
+        assert!(
+            out.contains(&format!("\n  {name} ")),
+            "sampler {name} missing:\n{out}"
+        );
+    }
+    assert!(out.contains("qnhmc-table1"), "{out}");
 }

@@ -5,11 +5,32 @@
 //! Markdown report (tables with the paper's figures beside ours, and what
 //! differs and why) plus the charts to draw. Writing the files is the CLI's
 //! job.
+//!
+//! ```
+//! use qnmc_host::reproduce::{self, ReproduceOptions};
+//!
+//! assert!(reproduce::NAMES.contains(&"qnhmc-table1"));
+//! assert!(reproduce::run("no-such-experiment", &ReproduceOptions::default()).is_none());
+//! ```
 
 use crate::chart::Chart;
 
 pub mod amagold_fig1;
+pub mod hamcmc_fig2;
+pub mod qnhmc_table1;
 pub mod recipe_fig2;
+pub mod zhang_sutton_table2;
+
+mod report;
+
+/// Names accepted by [`run`] (and `qnmc reproduce NAME`), in display order.
+pub const NAMES: &[&str] = &[
+    "qnhmc-table1",
+    "zhang-sutton-table2",
+    "hamcmc-fig2",
+    "amagold-fig1",
+    "recipe-fig2",
+];
 
 /// Options shared by every reproduction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,4 +62,17 @@ pub struct Reproduction {
     pub markdown: String,
     /// Charts to render beside the report.
     pub charts: Vec<Chart>,
+}
+
+/// Runs the reproduction called `name` (one of [`NAMES`]); `None` for an
+/// unknown name.
+pub fn run(name: &str, options: &ReproduceOptions) -> Option<Reproduction> {
+    match name {
+        "qnhmc-table1" => Some(qnhmc_table1::run(options)),
+        "zhang-sutton-table2" => Some(zhang_sutton_table2::run(options)),
+        "hamcmc-fig2" => Some(hamcmc_fig2::run(options)),
+        "amagold-fig1" => Some(amagold_fig1::run(options)),
+        "recipe-fig2" => Some(recipe_fig2::run(options)),
+        _ => None,
+    }
 }

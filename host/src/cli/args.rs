@@ -1,0 +1,223 @@
+//! The command line, declared with clap's derive: commands and options.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::run::SamplerKind;
+
+/// qnmc: quasi-Newton Monte Carlo samplers, targets and diagnostics.
+#[derive(Debug, Parser)]
+#[command(name = "qnmc", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The `qnmc` commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Sample a target; write CmdStan CSVs, summary.json and plots; print a summary.
+    Run(RunArgs),
+    /// Sample (or read CmdStan CSVs) and compare with the target's known
+    /// posterior; exit 1 when the check fails.
+    Check(CheckArgs),
+    /// Reproduce a paper's table or figure (NAME or `all`).
+    Reproduce(ReproduceArgs),
+    /// HMC, QNHMC and HAMCMC on the 100-D Gaussian, then the harness on built-in data.
+    Demo(DemoArgs),
+    /// List the targets and samplers.
+    List,
+}
+
+fn parse_sampler(s: &str) -> Result<SamplerKind, String> {
+    s.parse::<SamplerKind>().map_err(|e| e.to_string())
+}
+
+/// Sampler choice and tuning (`qnmc run`, `qnmc check`).
+#[derive(Debug, Clone, Args)]
+pub struct SamplerArgs {
+    /// Sampler (see `qnmc list`).
+    #[arg(long, value_parser = parse_sampler, default_value = "hmc")]
+    pub sampler: SamplerKind,
+    /// Independent chains, run in parallel.
+    #[arg(long, default_value_t = 4)]
+    pub chains: usize,
+    /// Seed; chain k uses a seed derived from it and k.
+    #[arg(long, default_value_t = 2016)]
+    pub seed: u64,
+    /// Warm-up iterations per chain (discarded).
+    #[arg(long, default_value_t = 1000)]
+    pub warmup: usize,
+    /// Kept draws per chain.
+    #[arg(long, default_value_t = 1000)]
+    pub draws: usize,
+    /// Keep every THIN-th iteration.
+    #[arg(long, default_value_t = 1)]
+    pub thin: usize,
+    /// Step size (default: dual averaging for samplers with an MH test, else a
+    /// data-size-scaled default).
+    #[arg(long)]
+    pub step_size: Option<f64>,
+    /// Leapfrog steps (HMC, QNHMC, HMC-BFGS) or inner steps (AMAGOLD, L2MC); default 10.
+    #[arg(long)]
+    pub leapfrog_steps: Option<u32>,
+    /// L-BFGS memory: QNHMC pairs (1-20, default 10), HAMCMC size (5, 10, 20; default 5).
+    #[arg(long)]
+    pub memory: Option<usize>,
+    /// QNHMC mass M = C = H instead of the paper's M = I.
+    #[arg(long)]
+    pub inverse_hessian_mass: bool,
+    /// QNHMC: freeze the memory after N warm-up iterations (default: half the warm-up).
+    #[arg(long, conflicts_with = "adaptive_memory")]
+    pub freeze_after: Option<usize>,
+    /// QNHMC: the paper's adaptive memory, never frozen (not an exact kernel).
+    #[arg(long)]
+    pub adaptive_memory: bool,
+    /// HAMCMC: decaying step sizes eps * t^(-KAPPA), KAPPA in (0.5, 1] (paper: 0.51).
+    #[arg(long, value_name = "KAPPA")]
+    pub step_decay: Option<f64>,
+    /// HAMCMC: gamma of the initial inverse Hessian gamma*I.
+    #[arg(long, default_value_t = 1.0)]
+    pub gamma: f64,
+    /// Minibatch size of the stochastic-gradient samplers and AMAGOLD.
+    #[arg(long)]
+    pub batch_size: Option<usize>,
+    /// Friction: C of SGHMC, A of SGNHT (default 1), beta of AMAGOLD (default 0.1).
+    #[arg(long)]
+    pub friction: Option<f64>,
+    /// Target acceptance of the dual averaging (default 0.8; MH-BFGS 0.3).
+    #[arg(long)]
+    pub target_acceptance: Option<f64>,
+    /// Starting points: the target's initial point plus uniform(-R, R) noise.
+    #[arg(long, default_value_t = 2.0, value_name = "R")]
+    pub init_radius: f64,
+}
+
+/// Target choice and its options.
+#[derive(Debug, Clone, Args)]
+pub struct TargetArgs {
+    /// Target (see `qnmc list`).
+    #[arg(long)]
+    pub target: String,
+    /// Dimension of `gaussian` (default 100) and `linear-gaussian` (default 10).
+    #[arg(long)]
+    pub dimension: Option<usize>,
+    /// Data CSV of `logreg-csv`.
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// Label column of `logreg-csv` (header name).
+    #[arg(long)]
+    pub label_column: Option<String>,
+    /// `logreg-csv`: keep covariates as they are (default: standardise).
+    #[arg(long)]
+    pub no_standardize: bool,
+    /// `logreg-csv`: no intercept column.
+    #[arg(long)]
+    pub no_intercept: bool,
+    /// `logreg-csv`: prior variance of the weights (default 100).
+    #[arg(long)]
+    pub prior_variance: Option<f64>,
+    /// Covariance CSV of `gaussian-cov`.
+    #[arg(long)]
+    pub covariance: Option<PathBuf>,
+    /// The shared data folder (logreg/, posteriordb/); default: $QNMC_SHARED_DATA,
+    /// else ../shared/data when it exists.
+    #[arg(long)]
+    pub shared_data: Option<PathBuf>,
+}
+
+/// Where the files go.
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Output folder (created; must be empty unless --force).
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    /// Overwrite files in an existing output folder.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `qnmc run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Sampler options.
+    #[command(flatten)]
+    pub sampler: SamplerArgs,
+    /// Target options.
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Output options.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `qnmc check`.
+#[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    /// Sampler options (ignored with --draws-files).
+    #[command(flatten)]
+    pub sampler: SamplerArgs,
+    /// Target options.
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Output options (the run's files are written when --output is given).
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Check these CmdStan CSV files (one per chain) instead of sampling.
+    #[arg(long = "draws-files", value_name = "FILE", num_args = 1..)]
+    pub draws_files: Vec<PathBuf>,
+    /// Kept draws per chain of the long HMC reference run (targets without a
+    /// known posterior).
+    #[arg(long, default_value_t = 5000)]
+    pub reference_draws: usize,
+}
+
+/// `qnmc reproduce`.
+#[derive(Debug, Clone, Args)]
+pub struct ReproduceArgs {
+    /// Reproduction name, or `all`.
+    pub name: String,
+    /// Shorter runs (smoke test; the report says so).
+    #[arg(long)]
+    pub quick: bool,
+    /// Seed.
+    #[arg(long, default_value_t = 2016)]
+    pub seed: u64,
+    /// Output folder for `<name>.md` and the charts.
+    #[arg(long)]
+    pub output: PathBuf,
+    /// Overwrite files in an existing output folder.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `qnmc demo`.
+#[derive(Debug, Clone, Args)]
+pub struct DemoArgs {
+    /// Seed.
+    #[arg(long, default_value_t = 2016)]
+    pub seed: u64,
+    /// Chains per sampler.
+    #[arg(long, default_value_t = 4)]
+    pub chains: usize,
+    /// Warm-up iterations per chain.
+    #[arg(long, default_value_t = 1000)]
+    pub warmup: usize,
+    /// Kept draws per chain.
+    #[arg(long, default_value_t = 5000)]
+    pub draws: usize,
+    /// Folder for the harness part's files (default: print only).
+    #[arg(long)]
+    pub output: Option<PathBuf>,
+    /// Overwrite files in an existing output folder.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}

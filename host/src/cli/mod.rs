@@ -1,0 +1,99 @@
+//! The `qnmc` command line: `run`, `check`, `reproduce`, `demo`, `list`.
+//!
+//! Exit codes: 0 success, 1 `check` failed, 2 usage or input error (the
+//! message is printed as `error: …`, with `FILE:LINE:COLUMN:` for bad data
+//! files).
+
+mod args;
+mod check_command;
+mod demo_command;
+mod error;
+mod list_command;
+mod reproduce_command;
+mod run_command;
+mod targets;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+pub use args::{
+    CheckArgs, Cli, Command, DemoArgs, OutputArgs, ReproduceArgs, RunArgs, SamplerArgs, TargetArgs,
+};
+pub use error::CliError;
+pub use targets::{TARGETS, build_target, shared_data_dir};
+
+use crate::run::RunSettings;
+
+/// Parses `args` (program name first) and runs the command; returns the
+/// process exit code. Help and version print to stdout and return 0; clap's
+/// usage errors print to stderr and return 2.
+pub fn main_with_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match execute(&cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::CheckFailed) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+/// Runs one parsed command.
+pub fn execute(command: &Command) -> Result<(), CliError> {
+    match command {
+        Command::Run(a) => run_command::run(a),
+        Command::Check(a) => check_command::check(a),
+        Command::Reproduce(a) => reproduce_command::reproduce(a),
+        Command::Demo(a) => demo_command::demo(a),
+        Command::List => {
+            print!("{}", list_command::listing());
+            Ok(())
+        }
+    }
+}
+
+/// The run settings the sampler options describe.
+pub fn run_settings(a: &SamplerArgs) -> RunSettings {
+    RunSettings {
+        chains: a.chains,
+        seed: a.seed,
+        warmup: a.warmup,
+        draws: a.draws,
+        thin: a.thin,
+        step_size: a.step_size,
+        leapfrog_steps: a.leapfrog_steps,
+        memory: a.memory,
+        qnhmc_mass: if a.inverse_hessian_mass {
+            qnmc::QnhmcMass::InverseHessian
+        } else {
+            qnmc::QnhmcMass::Identity
+        },
+        qnhmc_freeze_after: if a.adaptive_memory {
+            None
+        } else {
+            Some(a.freeze_after.unwrap_or(a.warmup / 2))
+        },
+        hamcmc_decay: a.step_decay,
+        hamcmc_gamma: a.gamma,
+        batch_size: a.batch_size,
+        friction: a.friction,
+        target_acceptance: a.target_acceptance,
+        init_radius: a.init_radius,
+    }
+}

@@ -1,0 +1,184 @@
+//! The `--target` catalogue: names, one-line descriptions, and how each is
+//! built from the command-line options.
+
+use std::path::{Path, PathBuf};
+
+use super::CliError;
+use super::args::TargetArgs;
+use crate::model::Model;
+use crate::targets::{
+    AmagoldDist1, AmagoldDist2, CsvOptions, DoubleWell, GaussianCovariance, GaussianModel,
+    LinearGaussian, LogisticRegressionModel, LogregDataset, Posteriordb, PosteriordbPosterior,
+    RecipeCorrelated2d, RecipeQuadratic, RecipeQuartic,
+};
+
+/// Every `--target` name with a one-line description, as `qnmc list` prints them.
+pub const TARGETS: [(&str, &str); 18] = [
+    (
+        "gaussian",
+        "N(0, 11'+4I), the QNHMC paper's benchmark (--dimension, default 100)",
+    ),
+    (
+        "gaussian-cov",
+        "N(0, S) with S read from --covariance FILE.csv",
+    ),
+    (
+        "linear-gaussian",
+        "HAMCMC paper's linear Gaussian model, N = 1000 (--dimension, default 10)",
+    ),
+    (
+        "logreg-german",
+        "logistic regression, German credit (D = 25, built in)",
+    ),
+    (
+        "logreg-australian",
+        "logistic regression, Australian credit (D = 15, built in)",
+    ),
+    (
+        "logreg-heart",
+        "logistic regression, Statlog heart (D = 14, built in)",
+    ),
+    (
+        "logreg-pima",
+        "logistic regression, Pima diabetes (D = 8, needs --shared-data)",
+    ),
+    (
+        "logreg-ripley",
+        "logistic regression, Ripley's synthetic data, cubic (D = 7, needs --shared-data)",
+    ),
+    (
+        "logreg-csv",
+        "logistic regression on --data FILE.csv --label-column NAME",
+    ),
+    (
+        "double-well",
+        "AMAGOLD paper's 1-D double well with gradient noise",
+    ),
+    ("amagold-dist1", "AMAGOLD paper's 2-D distribution 1"),
+    ("amagold-dist2", "AMAGOLD paper's 2-D distribution 2"),
+    (
+        "recipe-quadratic",
+        "complete recipe's U = theta^2/2 with gradient noise",
+    ),
+    (
+        "recipe-quartic",
+        "complete recipe's U = theta^4 - 2 theta^2 with gradient noise",
+    ),
+    ("recipe-2d", "complete recipe's correlated 2-D Gaussian"),
+    (
+        "eight-schools",
+        "posteriordb eight_schools_noncentered (D = 10, needs --shared-data)",
+    ),
+    (
+        "sblrc-blr",
+        "posteriordb sblrc-blr linear regression (D = 6, needs --shared-data)",
+    ),
+    ("ark", "posteriordb arK AR(5) (D = 7, needs --shared-data)"),
+];
+
+/// The shared data folder: `--shared-data`, else `$QNMC_SHARED_DATA`, else
+/// `../shared/data` when it exists.
+pub fn shared_data_dir(args: &TargetArgs) -> Option<PathBuf> {
+    if let Some(p) = &args.shared_data {
+        return Some(p.clone());
+    }
+    if let Some(p) = std::env::var_os("QNMC_SHARED_DATA") {
+        return Some(PathBuf::from(p));
+    }
+    let default = Path::new("../shared/data");
+    default.is_dir().then(|| default.to_path_buf())
+}
+
+fn need_shared(args: &TargetArgs) -> Result<PathBuf, CliError> {
+    shared_data_dir(args).ok_or_else(|| {
+        CliError::Usage(format!(
+            "target `{}` reads the shared data folder: pass --shared-data DIR or set QNMC_SHARED_DATA",
+            args.target
+        ))
+    })
+}
+
+fn usage<E: std::fmt::Display>(e: E) -> CliError {
+    CliError::Usage(e.to_string())
+}
+
+/// Builds the target named in `args`.
+pub fn build_target(args: &TargetArgs) -> Result<Box<dyn Model>, CliError> {
+    let name = args.target.as_str();
+    let model: Box<dyn Model> = match name {
+        "gaussian" => Box::new(GaussianModel::paper(args.dimension.unwrap_or(100)).map_err(usage)?),
+        "linear-gaussian" => {
+            Box::new(LinearGaussian::paper(args.dimension.unwrap_or(10), 2016).map_err(usage)?)
+        }
+        "gaussian-cov" => {
+            let path = args.covariance.as_ref().ok_or_else(|| {
+                CliError::Usage("target `gaussian-cov` needs --covariance FILE.csv".into())
+            })?;
+            let model = GaussianCovariance::from_csv(path)?;
+            if let Some(d) = args.dimension {
+                if d != model.dimension() {
+                    return Err(CliError::Usage(format!(
+                        "--dimension {d} does not match the covariance in {}, which is {} x {}",
+                        path.display(),
+                        model.dimension(),
+                        model.dimension()
+                    )));
+                }
+            }
+            Box::new(model)
+        }
+        "logreg-csv" => {
+            let path = args.data.as_ref().ok_or_else(|| {
+                CliError::Usage("target `logreg-csv` needs --data FILE.csv".into())
+            })?;
+            let label = args.label_column.as_ref().ok_or_else(|| {
+                CliError::Usage("target `logreg-csv` needs --label-column NAME".into())
+            })?;
+            let mut options = CsvOptions::new(label.clone());
+            options.standardize = !args.no_standardize;
+            options.intercept = !args.no_intercept;
+            if let Some(v) = args.prior_variance {
+                options.prior_variance = v;
+            }
+            Box::new(LogisticRegressionModel::from_csv(path, &options)?)
+        }
+        _ if name.starts_with("logreg-") => {
+            let dataset: LogregDataset = name.parse().map_err(usage)?;
+            match LogisticRegressionModel::builtin(dataset) {
+                Some(model) => Box::new(model),
+                None => {
+                    let dir = need_shared(args)?.join("logreg");
+                    Box::new(LogisticRegressionModel::from_dataset(dataset, &dir)?)
+                }
+            }
+        }
+        "eight-schools" | "sblrc-blr" | "ark" => {
+            let posterior = PosteriordbPosterior::ALL
+                .into_iter()
+                .find(|p| p.target_name() == name)
+                .ok_or_else(|| CliError::Usage(format!("unknown posterior `{name}`")))?;
+            let root = need_shared(args)?.join("posteriordb/posterior_database");
+            Box::new(Posteriordb::load(posterior, &root)?)
+        }
+        "double-well" => Box::new(DoubleWell::paper()),
+        "amagold-dist1" => Box::new(AmagoldDist1::paper()),
+        "amagold-dist2" => Box::new(AmagoldDist2::paper()),
+        "recipe-quadratic" => Box::new(RecipeQuadratic::paper()),
+        "recipe-quartic" => Box::new(RecipeQuartic::paper()),
+        "recipe-2d" => Box::new(RecipeCorrelated2d::paper()),
+        _ => {
+            let names: Vec<&str> = TARGETS.iter().map(|(n, _)| *n).collect();
+            return Err(CliError::Usage(format!(
+                "unknown target `{name}`; valid targets: {}",
+                names.join(", ")
+            )));
+        }
+    };
+    match args.dimension {
+        Some(d) if d != model.dimension() => Err(CliError::Usage(format!(
+            "--dimension {d} does not match target `{name}`, which has dimension {}",
+            model.dimension()
+        ))),
+        _ => Ok(model),
+    }
+}

@@ -1,0 +1,31 @@
+//! Everything a run writes: CmdStan CSV files, a JSON and a plain-text
+//! summary, charts as SVG and PNG, all into an [`OutputDir`] that refuses to
+//! clobber earlier results and marks partial output as such.
+
+mod cmdstan_csv;
+mod cmdstan_read;
+mod error;
+mod float_text;
+mod fonts;
+mod out_dir;
+mod plots;
+mod run_charts;
+mod run_files;
+mod run_summary;
+mod summary_json;
+mod summary_table;
+#[cfg(test)]
+mod test_runs;
+
+pub use cmdstan_csv::{SAMPLER_COLUMNS, cmdstan_csv, csv_column_name, quantity_name};
+pub use cmdstan_read::{CmdStanCsvError, CmdStanDraws, read_cmdstan_csv, run_draws_from_cmdstan};
+pub use error::OutputError;
+pub use float_text::float_text;
+pub use fonts::FONT_ENV;
+pub use out_dir::{INCOMPLETE_MARKER, OutputDir};
+pub use plots::{CHART_SIZE, render_chart, render_png, render_svg};
+pub use run_charts::{MAX_LAG, MAX_TRACE_POINTS, run_charts};
+pub use run_files::{SUMMARY_JSON_FILE, SUMMARY_TEXT_FILE, chain_file_name, write_run_files};
+pub use run_summary::{ChainSummary, QuantitySummary, RunSummary, TruthComparison, summarize_run};
+pub use summary_json::summary_json;
+pub use summary_table::summary_table;

@@ -1,0 +1,94 @@
+//! Writing everything a run produced into its output folder in one call.
+
+use std::path::PathBuf;
+
+use super::{
+    OutputDir, OutputError, cmdstan_csv, render_chart, run_charts, summary_json, summary_table,
+};
+use crate::draws::RunDraws;
+use crate::model::KnownPosterior;
+
+/// File name of chain `chain_id`'s CmdStan CSV (`chain_1.csv`, …).
+pub fn chain_file_name(chain_id: usize) -> String {
+    format!("chain_{chain_id}.csv")
+}
+
+/// File name of the JSON summary.
+pub const SUMMARY_JSON_FILE: &str = "summary.json";
+
+/// File name of the plain-text summary table.
+pub const SUMMARY_TEXT_FILE: &str = "summary.txt";
+
+/// Writes the files of `run` into `dir` and returns their paths:
+/// [`chain_file_name`] for each chain ([`cmdstan_csv`]),
+/// [`SUMMARY_JSON_FILE`] ([`summary_json`]), [`SUMMARY_TEXT_FILE`]
+/// ([`summary_table`]) and, unless `max_plotted_quantities` is 0, the SVG and
+/// PNG of each of [`run_charts`]. Does not call [`OutputDir::finish`]: the
+/// caller does once everything it writes is there.
+///
+/// ```
+/// use qnmc_host::draws::{ChainDraws, RunDraws};
+/// use qnmc_host::output::{OutputDir, write_run_files};
+///
+/// let folder = std::env::temp_dir().join(format!("qnmc-doc-run-files-{}", std::process::id()));
+/// # let _ = std::fs::remove_dir_all(&folder);
+/// let run = RunDraws {
+///     names: vec!["x".into()],
+///     chains: vec![ChainDraws { chain_id: 1, lp: vec![0.0; 2], values: vec![1.0, 2.0], ..ChainDraws::default() }],
+///     ..RunDraws::default()
+/// };
+/// let dir = OutputDir::create(&folder, false).unwrap();
+/// let written = write_run_files(&run, None, &dir, 0).unwrap();
+/// assert_eq!(written.len(), 3); // chain_1.csv, summary.json, summary.txt
+/// dir.finish().unwrap();
+/// # std::fs::remove_dir_all(&folder).unwrap();
+/// ```
+pub fn write_run_files(
+    run: &RunDraws,
+    known: Option<&KnownPosterior>,
+    dir: &OutputDir,
+    max_plotted_quantities: usize,
+) -> Result<Vec<PathBuf>, OutputError> {
+    let mut written = Vec::new();
+    for (k, chain) in run.chains.iter().enumerate() {
+        written.push(dir.write(
+            &chain_file_name(chain.chain_id),
+            cmdstan_csv(run, k).as_bytes(),
+        )?);
+    }
+    written.push(dir.write(SUMMARY_JSON_FILE, summary_json(run, known).as_bytes())?);
+    written.push(dir.write(SUMMARY_TEXT_FILE, summary_table(run, known).as_bytes())?);
+    for chart in run_charts(run, known, max_plotted_quantities) {
+        written.extend(render_chart(&chart, dir)?);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::read_cmdstan_csv;
+    use crate::output::test_runs::{gaussian_run, known_standard_normal};
+
+    #[test]
+    fn every_file_is_written_and_reads_back() {
+        let folder =
+            std::env::temp_dir().join(format!("qnmc-run-files-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&folder);
+        let run = gaussian_run(2, 100, 3, 6);
+        let dir = OutputDir::create(&folder, false).unwrap();
+        let written = write_run_files(&run, Some(&known_standard_normal(3)), &dir, 1).unwrap();
+        // 2 CSVs, 2 summaries, 3 charts × (SVG + PNG).
+        assert_eq!(written.len(), 2 + 2 + 6);
+        let csv = std::fs::read_to_string(folder.join("chain_2.csv")).unwrap();
+        let back = read_cmdstan_csv(&csv).unwrap();
+        assert_eq!(back.column("x.3").unwrap(), run.chains_of(2)[1]);
+        let json = std::fs::read_to_string(folder.join(SUMMARY_JSON_FILE)).unwrap();
+        assert!(json.contains("\"z_mean\""));
+        assert!(folder.join("density_x_1.png").exists());
+        // A second write into the same folder without force is refused.
+        assert!(write_run_files(&run, None, &dir, 0).is_err());
+        dir.finish().unwrap();
+        std::fs::remove_dir_all(folder).unwrap();
+    }
+}

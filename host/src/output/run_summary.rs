@@ -1,0 +1,173 @@
+//! The numbers both summaries print: per-quantity statistics (with the truth
+//! beside them when known) and per-chain sampler statistics.
+
+use crate::diagnostics::{Summary, ess_bulk, summarize};
+use crate::draws::{ChainDraws, RunDraws};
+use crate::model::KnownPosterior;
+
+/// Statistics of one reported quantity over all chains.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuantitySummary {
+    /// The quantity's name (`w[1]`).
+    pub name: String,
+    /// Moments, quantiles, ESS, R̂ and MCSE.
+    pub stats: Summary,
+    /// The truth and how far the estimates are from it, when known.
+    pub truth: Option<TruthComparison>,
+}
+
+/// Estimated against known posterior moments.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TruthComparison {
+    /// True posterior mean.
+    pub mean: f64,
+    /// True posterior standard deviation.
+    pub sd: f64,
+    /// (estimated mean − true mean) / √(MCSE² + reference MCSE²).
+    pub z_mean: f64,
+    /// (estimated sd − true sd) / √(MCSE_sd² + reference MCSE_sd²).
+    pub z_sd: f64,
+}
+
+/// Sampler statistics of one chain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainSummary {
+    /// 1-based chain id.
+    pub chain_id: usize,
+    /// The chain's seed.
+    pub seed: u64,
+    /// Kept draws.
+    pub draws: usize,
+    /// Mean of `accept_stat__`.
+    pub acceptance_mean: f64,
+    /// Number of divergent transitions among the kept draws.
+    pub divergences: usize,
+    /// Mean step size over the kept draws.
+    pub step_size_mean: f64,
+    /// Gradient evaluations, warm-up included.
+    pub gradient_evaluations: u64,
+    /// Warm-up wall time, seconds.
+    pub warmup_seconds: f64,
+    /// Sampling wall time, seconds.
+    pub sampling_seconds: f64,
+    /// Smallest single-chain bulk ESS over the quantities.
+    pub min_ess_bulk: f64,
+    /// `min_ess_bulk` per second of warm-up plus sampling.
+    pub ess_per_second: f64,
+    /// `min_ess_bulk` per gradient evaluation (warm-up included).
+    pub ess_per_gradient: f64,
+}
+
+/// Everything the JSON and text summaries report about a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSummary {
+    /// `lp__` over all chains.
+    pub lp: Summary,
+    /// One entry per reported quantity, in the run's order.
+    pub quantities: Vec<QuantitySummary>,
+    /// One entry per chain.
+    pub chains: Vec<ChainSummary>,
+    /// Index of the quantity with the smallest bulk ESS (`None` when no
+    /// quantity has a finite one).
+    pub slowest: Option<usize>,
+    /// Bulk ESS of the slowest quantity over all chains (NaN if none).
+    pub min_ess_bulk: f64,
+    /// Gradient evaluations of all chains, warm-up included.
+    pub gradient_evaluations: u64,
+    /// Warm-up plus sampling seconds of all chains.
+    pub seconds: f64,
+    /// `min_ess_bulk` per second (`seconds`).
+    pub ess_per_second: f64,
+    /// `min_ess_bulk` per gradient evaluation.
+    pub ess_per_gradient: f64,
+}
+
+/// Computes the [`RunSummary`] of `run`, comparing with `known` where given.
+pub fn summarize_run(run: &RunDraws, known: Option<&KnownPosterior>) -> RunSummary {
+    let quantities: Vec<QuantitySummary> = (0..run.names.len())
+        .map(|j| {
+            let chains = run.chains_of(j);
+            let slices: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
+            let stats = summarize(&slices);
+            QuantitySummary {
+                name: run.names[j].clone(),
+                truth: known.and_then(|k| compare(&stats, k, j)),
+                stats,
+            }
+        })
+        .collect();
+    let lp_slices: Vec<&[f64]> = run.chains.iter().map(|c| c.lp.as_slice()).collect();
+    let lp = summarize(&lp_slices);
+
+    let slowest = quantities
+        .iter()
+        .enumerate()
+        .filter(|(_, q)| q.stats.ess_bulk.is_finite())
+        .min_by(|a, b| a.1.stats.ess_bulk.total_cmp(&b.1.stats.ess_bulk))
+        .map(|(j, _)| j);
+    let min_ess_bulk = slowest.map_or(f64::NAN, |j| quantities[j].stats.ess_bulk);
+    let gradient_evaluations = run.chains.iter().map(|c| c.gradient_evaluations).sum();
+    let seconds = run
+        .chains
+        .iter()
+        .map(|c| c.warmup_seconds + c.sampling_seconds)
+        .sum();
+    RunSummary {
+        lp,
+        chains: run
+            .chains
+            .iter()
+            .map(|c| summarize_chain(c, run.names.len()))
+            .collect(),
+        quantities,
+        slowest,
+        min_ess_bulk,
+        gradient_evaluations,
+        seconds,
+        ess_per_second: ratio(min_ess_bulk, seconds),
+        ess_per_gradient: ratio(min_ess_bulk, gradient_evaluations as f64),
+    }
+}
+
+fn compare(stats: &Summary, known: &KnownPosterior, j: usize) -> Option<TruthComparison> {
+    let mean = *known.mean.get(j)?;
+    let sd = *known.sd.get(j)?;
+    let reference =
+        |mcse: &Option<Vec<f64>>| mcse.as_ref().and_then(|v| v.get(j).copied()).unwrap_or(0.0);
+    let mean_error = stats.mcse_mean.hypot(reference(&known.mean_mcse));
+    let sd_error = stats.mcse_sd.hypot(reference(&known.sd_mcse));
+    Some(TruthComparison {
+        mean,
+        sd,
+        z_mean: (stats.mean - mean) / mean_error,
+        z_sd: (stats.sd - sd) / sd_error,
+    })
+}
+
+fn summarize_chain(chain: &ChainDraws, quantities: usize) -> ChainSummary {
+    let min_ess_bulk = (0..quantities)
+        .map(|j| ess_bulk(&[&chain.column(j, quantities)]))
+        .filter(|e| e.is_finite())
+        .min_by(f64::total_cmp)
+        .unwrap_or(f64::NAN);
+    let seconds = chain.warmup_seconds + chain.sampling_seconds;
+    ChainSummary {
+        chain_id: chain.chain_id,
+        seed: chain.seed,
+        draws: chain.len(),
+        acceptance_mean: crate::diagnostics::mean(&chain.accept_stat),
+        divergences: chain.divergent.iter().filter(|&&d| d).count(),
+        step_size_mean: crate::diagnostics::mean(&chain.step_size),
+        gradient_evaluations: chain.gradient_evaluations,
+        warmup_seconds: chain.warmup_seconds,
+        sampling_seconds: chain.sampling_seconds,
+        min_ess_bulk,
+        ess_per_second: ratio(min_ess_bulk, seconds),
+        ess_per_gradient: ratio(min_ess_bulk, chain.gradient_evaluations as f64),
+    }
+}
+
+/// a / b, NaN when b is not positive.
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 { a / b } else { f64::NAN }
+}

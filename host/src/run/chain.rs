@@ -1,0 +1,335 @@
+//! One chain: build the sampler for its kind, warm up (dual averaging, QNHMC
+//! memory freezing), then keep every `thin`-th iteration as a CmdStan-style
+//! row of [`ChainDraws`].
+
+use std::time::Instant;
+
+use qnmc::adaptation::{DualAveragingSettings, Warmup};
+use qnmc::{
+    Amagold, AmagoldSettings, Error, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings,
+    HmcSettings, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, Potential, Psgld,
+    PsgldSettings, Qnhmc, QnhmcSettings, Sghmc, SghmcSettings, Sgld, SgldSettings, Sgnht,
+    SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings, StepSizeAdaptable,
+    StepSizeSchedule, StepStats,
+};
+use rand_core::SeedableRng;
+
+use super::progress::Progress;
+use super::samplers::{AmagoldChain, ChainSampler, ENSEMBLE_MEMORY, ENSEMBLE_WALKERS};
+use super::{RunError, RunSettings, SamplerKind, chain_seed};
+use crate::draws::ChainDraws;
+use crate::model::{Model, ModelRng, PaddedModel};
+
+/// Jitter of the adapted step sizes: each iteration's ε is drawn uniform on
+/// (0.9 ε̄, 1.1 ε̄]. Independent of the state, so the kept draws stay exact,
+/// and it breaks the periodic trajectories a fixed ε·L can fall into on
+/// near-Gaussian targets (the core's QNHMC notes).
+pub const STEP_SIZE_JITTER: f64 = 0.1;
+
+/// What every chain of a run shares.
+pub(crate) struct ChainJob<'a> {
+    pub(crate) model: &'a dyn Model,
+    pub(crate) kind: SamplerKind,
+    pub(crate) settings: &'a RunSettings,
+    pub(crate) progress: &'a Progress,
+}
+
+/// Per-chain state shared by the two construction functions below.
+struct Setup<'a, const D: usize> {
+    target: PaddedModel<'a, D>,
+    rng: ModelRng,
+    start: [f64; D],
+    eps: f64,
+    steps: u32,
+    chain: ChainDraws,
+}
+
+fn setup<'a, const D: usize>(job: &ChainJob<'a>, k: usize) -> Result<Setup<'a, D>, RunError> {
+    let s = job.settings;
+    let data_size = job.model.data_size();
+    let target = PaddedModel::<D>::new(job.model)
+        .map_err(|e| RunError::Settings(e.to_string()))?
+        .with_batch_size(s.batch_size_for(data_size));
+    let seed = chain_seed(s.seed, k);
+    let mut rng = ModelRng::seed_from_u64(seed);
+    let start = start_point(&target, s.init_radius, &mut rng);
+    Ok(Setup {
+        target,
+        rng,
+        start,
+        eps: s.step_size_for(job.kind, data_size),
+        steps: s.leapfrog_steps_for(job.kind),
+        chain: ChainDraws {
+            chain_id: k + 1,
+            seed,
+            ..ChainDraws::default()
+        },
+    })
+}
+
+fn sampler_error(kind: SamplerKind) -> impl Fn(Error) -> RunError {
+    move |e: Error| RunError::Sampler {
+        sampler: kind,
+        message: e.to_string(),
+    }
+}
+
+/// Builds the sampler (boxed: the quasi-Newton states are large), drives it
+/// and returns the chain.
+macro_rules! go {
+    ($job:expr, $setup:ident, $sampler:expr) => {{
+        let mut sampler = Box::new($sampler.map_err(sampler_error($job.kind))?);
+        drive(
+            $job,
+            &$setup.target,
+            &mut *sampler,
+            &mut $setup.rng,
+            &mut $setup.chain,
+        )?;
+        Ok($setup.chain)
+    }};
+}
+
+/// Runs chain `k` (0-based) of a sampler with an L-BFGS memory (QNHMC,
+/// HAMCMC) with compile-time dimension `D` and memory `M`.
+pub(crate) fn run_memory_chain<const D: usize, const M: usize>(
+    job: &ChainJob<'_>,
+    k: usize,
+) -> Result<ChainDraws, RunError> {
+    let s = job.settings;
+    let mut x = setup::<D>(job, k)?;
+    match job.kind {
+        SamplerKind::Qnhmc => {
+            let mut settings = QnhmcSettings::new(x.eps, x.steps, s.memory_for(job.kind));
+            settings.mass = s.qnhmc_mass;
+            if let Some(n) = s.qnhmc_freeze_after {
+                settings.memory_update = MemoryUpdate::FreezeAfter(n.min(s.warmup) as u64);
+            }
+            go!(
+                job,
+                x,
+                Qnhmc::<f64, D, M>::new(settings, x.start, &x.target)
+            )
+        }
+        SamplerKind::Hamcmc => {
+            let schedule = match s.hamcmc_decay {
+                None => StepSizeSchedule::Constant(x.eps),
+                Some(kappa) => StepSizeSchedule::BlockDecaying {
+                    scale: x.eps.powf(1.0 / kappa),
+                    exponent: kappa,
+                },
+            };
+            let settings = HamcmcSettings::new(schedule, s.hamcmc_gamma, 0.0);
+            go!(job, x, Hamcmc::<f64, D, M>::new(settings, x.start))
+        }
+        other => Err(RunError::Settings(format!(
+            "internal: {other} has no L-BFGS memory"
+        ))),
+    }
+}
+
+/// Runs chain `k` (0-based) of a sampler without a memory parameter, with
+/// compile-time dimension `D`.
+pub(crate) fn run_chain<const D: usize>(
+    job: &ChainJob<'_>,
+    k: usize,
+) -> Result<ChainDraws, RunError> {
+    let s = job.settings;
+    let kind = job.kind;
+    let mut x = setup::<D>(job, k)?;
+    let (eps, steps, start) = (x.eps, x.steps, x.start);
+    match kind {
+        SamplerKind::Hmc => go!(
+            job,
+            x,
+            Hmc::<f64, D>::new(HmcSettings::new(eps, steps), start, &x.target)
+        ),
+        SamplerKind::HmcBfgs => {
+            let starts = walker_starts(&x.target, start, s.init_radius, &mut x.rng);
+            go!(
+                job,
+                x,
+                HmcBfgs::<f64, D, ENSEMBLE_WALKERS, ENSEMBLE_MEMORY>::new(
+                    HmcBfgsSettings::new(eps, steps),
+                    starts,
+                    &x.target
+                )
+            )
+        }
+        SamplerKind::MhBfgs => {
+            let starts = walker_starts(&x.target, start, s.init_radius, &mut x.rng);
+            go!(
+                job,
+                x,
+                MhBfgs::<f64, D, ENSEMBLE_WALKERS, ENSEMBLE_MEMORY>::new(
+                    MhBfgsSettings::new(eps, MhBfgsProposal::RandomWalk),
+                    starts,
+                    &x.target
+                )
+            )
+        }
+        SamplerKind::Amagold | SamplerKind::L2mc => {
+            let settings = AmagoldSettings::new(eps, steps, s.friction_for(kind));
+            go!(
+                job,
+                x,
+                Amagold::<f64, D>::new(settings, start, &x.target).map(|sampler| AmagoldChain {
+                    sampler,
+                    full_batch: kind == SamplerKind::L2mc,
+                })
+            )
+        }
+        SamplerKind::Sgld => go!(job, x, Sgld::<f64, D>::new(SgldSettings::new(eps), start)),
+        SamplerKind::Psgld => go!(
+            job,
+            x,
+            Psgld::<f64, D>::new(PsgldSettings::new(eps, 0.99, 1e-5), start)
+        ),
+        SamplerKind::Sgrld => go!(job, x, Sgrld::<f64, D>::new(SgrldSettings::new(eps), start)),
+        SamplerKind::Sghmc => go!(
+            job,
+            x,
+            Sghmc::<f64, D>::new(SghmcSettings::new(eps, s.friction_for(kind)), start)
+        ),
+        SamplerKind::Sgnht => go!(
+            job,
+            x,
+            Sgnht::<f64, D>::new(SgnhtSettings::new(eps, s.friction_for(kind)), start)
+        ),
+        SamplerKind::Sgrhmc => go!(
+            job,
+            x,
+            Sgrhmc::<f64, D>::new(SgrhmcSettings::new(eps), start)
+        ),
+        SamplerKind::Qnhmc | SamplerKind::Hamcmc => Err(RunError::Settings(format!(
+            "internal: {kind} needs a memory size"
+        ))),
+    }
+}
+
+/// The model's initial point plus a perturbation uniform on (−r, r) in every
+/// coordinate (auxiliary padding coordinates included).
+fn start_point<const D: usize>(
+    target: &PaddedModel<'_, D>,
+    r: f64,
+    rng: &mut ModelRng,
+) -> [f64; D] {
+    let mut x = target.initial_point();
+    if r > 0.0 {
+        for v in x.iter_mut() {
+            let u: f64 = qnmc::Real::uniform_open_closed(rng);
+            *v += r * (2.0 * u - 1.0);
+        }
+    }
+    x
+}
+
+/// Ensemble starts: walker 0 at `first`, the others perturbed likewise (with
+/// radius at least 0.5 so the walkers differ and the metric has pairs).
+fn walker_starts<const D: usize>(
+    target: &PaddedModel<'_, D>,
+    first: [f64; D],
+    r: f64,
+    rng: &mut ModelRng,
+) -> [[f64; D]; ENSEMBLE_WALKERS] {
+    let mut starts = [first; ENSEMBLE_WALKERS];
+    for walker in starts.iter_mut().skip(1) {
+        *walker = start_point(target, r.max(0.5), rng);
+    }
+    starts
+}
+
+/// Adapter: the dual-averaging driver sees any [`ChainSampler`].
+struct Adaptable<'s, const D: usize, S: ?Sized>(&'s mut S);
+
+impl<const D: usize, S: ChainSampler<D> + ?Sized> StepSizeAdaptable<f64> for Adaptable<'_, D, S> {
+    fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
+        self.0.set_step_size(step_size)
+    }
+}
+
+/// Warm-up then sampling, recording every `thin`-th kept iteration.
+fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
+    job: &ChainJob<'_>,
+    target: &PaddedModel<'_, D>,
+    sampler: &mut S,
+    rng: &mut ModelRng,
+    chain: &mut ChainDraws,
+) -> Result<(), RunError> {
+    let s = job.settings;
+    let kind = job.kind;
+    let adapt = kind.adapts_step_size() && s.step_size.is_none();
+    let mut warmup = if adapt {
+        let mut da = DualAveragingSettings::stan(s.step_size_for(kind, job.model.data_size()));
+        da.target_acceptance = s.target_acceptance_for(kind);
+        let mut w = Warmup::new(da, s.warmup as u64, STEP_SIZE_JITTER)
+            .map_err(|e| RunError::Settings(format!("step-size adaptation: {e}")))?;
+        if kind == SamplerKind::Qnhmc {
+            if let Some(n) = s.qnhmc_freeze_after {
+                w = w.with_restart(n.min(s.warmup) as u64);
+            }
+        }
+        w.start(&mut Adaptable::<D, S>(sampler), rng)
+            .map_err(|e| RunError::Settings(format!("step-size adaptation: {e}")))?;
+        Some(w)
+    } else {
+        None
+    };
+
+    let quantities = job.model.output_names().len();
+    let n = job.model.dimension();
+    chain.lp.reserve(s.draws);
+    chain.values.reserve(s.draws * quantities);
+    let mut row = vec![0.0; quantities];
+    let mut gradient = [0.0; D];
+    let total = s.warmup + s.draws * s.thin;
+    let warmup_clock = Instant::now();
+    let mut sampling_clock = Instant::now();
+    let mut unreported = 0u64;
+    for iteration in 0..total {
+        if iteration == s.warmup {
+            chain.warmup_seconds = warmup_clock.elapsed().as_secs_f64();
+            sampling_clock = Instant::now();
+        }
+        let stats = match sampler.step(target, rng) {
+            Ok(stats) => stats,
+            Err(_) => StepStats {
+                accepted: false,
+                acceptance_probability: 0.0,
+                energy_error: f64::NAN,
+                divergent: true,
+                gradient_evaluations: 1,
+                pairs_skipped: 0,
+                step_size: f64::NAN,
+            },
+        };
+        chain.gradient_evaluations += u64::from(stats.gradient_evaluations);
+        if let Some(w) = warmup.as_mut() {
+            // A refused step size leaves the previous one: nothing to count.
+            let _ = w.after_draw(&mut Adaptable::<D, S>(&mut *sampler), &stats, rng);
+        }
+        if iteration >= s.warmup && (iteration - s.warmup + 1) % s.thin == 0 {
+            let x = sampler.position();
+            let u_padded = match sampler.potential() {
+                Some(u) => u,
+                None => target.potential_and_gradient(x, &mut gradient),
+            };
+            let auxiliary: f64 = x[n..].iter().map(|v| 0.5 * v * v).sum();
+            chain.lp.push(-(u_padded - auxiliary));
+            chain.accept_stat.push(stats.acceptance_probability);
+            chain.step_size.push(stats.step_size);
+            chain.n_leapfrog.push(stats.gradient_evaluations);
+            chain.divergent.push(stats.divergent);
+            job.model.constrain(&x[..n], &mut row);
+            chain.values.extend_from_slice(&row);
+        }
+        unreported += 1;
+        if unreported == 64 {
+            job.progress.advance(unreported);
+            unreported = 0;
+        }
+    }
+    job.progress.advance(unreported);
+    chain.sampling_seconds = sampling_clock.elapsed().as_secs_f64();
+    Ok(())
+}

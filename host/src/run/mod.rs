@@ -1,0 +1,282 @@
+//! The sampler runner: any [`Model`] with any core sampler, several chains in
+//! parallel, draws in the CmdStan layout of [`RunDraws`].
+//!
+//! - [`SamplerKind`]: the 13 samplers by their `--sampler` names;
+//! - [`RunSettings`]: chains, lengths, seeds and tuning, defaults documented;
+//! - dimension dispatch ([`padded_dimension`]): a run-time dimension to a
+//!   compile-time bucket, padding with N(0, 1) auxiliaries when needed;
+//! - [`run`]: warm-up (dual averaging, QNHMC memory freezing), thinning,
+//!   lp__ = −U, acceptance, step size, gradient evaluations, divergences,
+//!   constrained values;
+//! - [`check`](check::check): z-scores of means and sds against a
+//!   [`KnownPosterior`](crate::model::KnownPosterior), R̂, pass/fail;
+//!   [`reference_posterior`] builds one from a long HMC run.
+//!
+//! Ensembles (HMC-BFGS, MH-BFGS): every chain is an independent ensemble of
+//! [`ENSEMBLE_WALKERS`] walkers; one iteration is a sweep that moves each
+//! walker once, and the chain reports walker 0 (every walker is marginally
+//! exact; reporting one keeps the chains independent so R̂ means what it
+//! says). `n_leapfrog__` counts the gradients of the whole sweep.
+//!
+//! SGRLD and SGRHMC need a metric G(θ); general targets have none, so they
+//! run with the constant G = I, with which they reduce to SGLD and SGHMC
+//! (unit friction). Samplers without a Metropolis test report
+//! `accept_stat__` = 1; a step they refuse (non-finite gradient) is a
+//! divergent iteration that keeps the previous state.
+//!
+//! ```
+//! use qnmc_host::model::Model;
+//! use qnmc_host::run::{run, Progress, RunSettings, SamplerKind};
+//!
+//! struct StandardNormal;
+//! impl Model for StandardNormal {
+//!     fn name(&self) -> String { "normal".into() }
+//!     fn dimension(&self) -> usize { 1 }
+//!     fn potential_and_gradient(&self, x: &[f64], g: &mut [f64]) -> f64 {
+//!         g[0] = x[0];
+//!         0.5 * x[0] * x[0]
+//!     }
+//! }
+//!
+//! let settings = RunSettings { chains: 2, warmup: 200, draws: 300, ..RunSettings::default() };
+//! let draws = run(&StandardNormal, SamplerKind::Hmc, &settings, &Progress::hidden()).unwrap();
+//! assert_eq!(draws.chains.len(), 2);
+//! assert_eq!(draws.chains[0].len(), 300);
+//! assert_eq!(draws.names, ["x[1]"]);
+//! ```
+
+mod chain;
+pub mod check;
+mod dispatch;
+mod progress;
+mod reference;
+mod sampler_kind;
+mod samplers;
+mod settings;
+
+use std::fmt;
+
+use rayon::prelude::*;
+
+pub use chain::STEP_SIZE_JITTER;
+pub use check::{CheckReport, CheckRow, check};
+pub use dispatch::{DIMENSIONS, MEMORY_SIZES, memory_bucket, padded_dimension};
+pub use progress::Progress;
+pub use reference::{ReferenceSettings, reference_posterior};
+pub use sampler_kind::{SamplerKind, UnknownSampler};
+pub use samplers::{ENSEMBLE_MEMORY, ENSEMBLE_WALKERS};
+pub use settings::{
+    HAMCMC_MEMORY_SIZES, MAX_QNHMC_MEMORY, RunSettings, chain_seed, default_step_size,
+};
+
+use chain::ChainJob;
+use dispatch::{with_dimension, with_memory};
+
+use crate::draws::RunDraws;
+use crate::model::Model;
+
+/// Stack of each chain's thread: the quasi-Newton samplers keep their L-BFGS
+/// memory in arrays (6·M·D numbers, ~1 MB at D = 1000, M = 20), built on the
+/// stack before they are boxed.
+const CHAIN_STACK_BYTES: usize = 64 << 20;
+
+/// Why a run could not start.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunError {
+    /// A setting is invalid (the message names the option).
+    Settings(String),
+    /// The model is larger than the largest compile-time dimension.
+    DimensionTooLarge {
+        /// The model's dimension.
+        dimension: usize,
+        /// The largest supported dimension.
+        largest: usize,
+    },
+    /// The core sampler refused its settings or starting point.
+    Sampler {
+        /// Which sampler.
+        sampler: SamplerKind,
+        /// The core's message.
+        message: String,
+    },
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Settings(m) => f.write_str(m),
+            RunError::DimensionTooLarge { dimension, largest } => write!(
+                f,
+                "the target has dimension {dimension}; the samplers are compiled for at most {largest}"
+            ),
+            RunError::Sampler { sampler, message } => write!(f, "{sampler}: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+/// Runs `settings.chains` chains of `sampler` on `model` in parallel and
+/// returns their draws. `progress` counts iterations (warm-up included) of
+/// all chains.
+pub fn run(
+    model: &dyn Model,
+    sampler: SamplerKind,
+    settings: &RunSettings,
+    progress: &Progress,
+) -> Result<RunDraws, RunError> {
+    settings.validate(sampler).map_err(RunError::Settings)?;
+    let n = model.dimension();
+    let d = padded_dimension(n)?;
+    let memory = settings.memory_for(sampler);
+    let memory_size = match sampler {
+        SamplerKind::Qnhmc => memory_bucket(memory),
+        SamplerKind::Hamcmc => Some(memory),
+        _ => None,
+    };
+    let job = ChainJob {
+        model,
+        kind: sampler,
+        settings,
+        progress,
+    };
+    let one_chain = |k: usize| match memory_size {
+        None => with_dimension!(d, |D| chain::run_chain::<D>(&job, k), unsupported(d)),
+        Some(m) => with_dimension!(
+            d,
+            |D| with_memory!(
+                m,
+                |M| chain::run_memory_chain::<D, M>(&job, k),
+                Err(RunError::Settings(format!("no memory size {m} compiled")))
+            ),
+            unsupported(d)
+        ),
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(CHAIN_STACK_BYTES)
+        .num_threads(settings.chains.min(rayon::current_num_threads()).max(1))
+        .build()
+        .map_err(|e| RunError::Settings(format!("cannot start the chain threads: {e}")))?;
+    let chains: Vec<_> = pool.install(|| {
+        (0..settings.chains)
+            .into_par_iter()
+            .map(one_chain)
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    Ok(RunDraws {
+        target: model.name(),
+        sampler: sampler.name().to_string(),
+        settings: describe(model, sampler, settings, d),
+        names: model.output_names(),
+        chains,
+    })
+}
+
+fn unsupported(d: usize) -> Result<crate::draws::ChainDraws, RunError> {
+    Err(RunError::Settings(format!("no dimension {d} compiled")))
+}
+
+/// The settings as `key = value` pairs for output headers (defaults applied).
+fn describe(
+    model: &dyn Model,
+    sampler: SamplerKind,
+    s: &RunSettings,
+    padded: usize,
+) -> Vec<(String, String)> {
+    let data_size = model.data_size();
+    let mut out = vec![
+        ("dimension".to_string(), model.dimension().to_string()),
+        ("chains".to_string(), s.chains.to_string()),
+        ("seed".to_string(), s.seed.to_string()),
+        ("num_warmup".to_string(), s.warmup.to_string()),
+        ("num_samples".to_string(), s.draws.to_string()),
+        ("thin".to_string(), s.thin.to_string()),
+    ];
+    let mut push = |k: &str, v: String| out.push((k.to_string(), v));
+    if padded > model.dimension() {
+        push(
+            "padding",
+            format!(
+                "run in dimension {padded}: {} auxiliary N(0,1) coordinates, dropped from the output",
+                padded - model.dimension()
+            ),
+        );
+    }
+    match s.step_size {
+        Some(e) => push("step_size", format!("{e} (fixed)")),
+        None if sampler.adapts_step_size() => push(
+            "step_size",
+            format!(
+                "adapted by dual averaging, delta = {}, jitter {}",
+                s.target_acceptance_for(sampler),
+                STEP_SIZE_JITTER
+            ),
+        ),
+        None => push(
+            "step_size",
+            format!("{} (default)", default_step_size(sampler, data_size)),
+        ),
+    }
+    match sampler {
+        SamplerKind::Hmc | SamplerKind::HmcBfgs => {
+            push("leapfrog_steps", s.leapfrog_steps_for(sampler).to_string())
+        }
+        SamplerKind::Amagold | SamplerKind::L2mc => {
+            push("inner_steps", s.leapfrog_steps_for(sampler).to_string());
+            push("friction", s.friction_for(sampler).to_string());
+        }
+        SamplerKind::Qnhmc => {
+            push("leapfrog_steps", s.leapfrog_steps_for(sampler).to_string());
+            push("memory", s.memory_for(sampler).to_string());
+            push("mass", format!("{:?}", s.qnhmc_mass));
+            push(
+                "memory_update",
+                match s.qnhmc_freeze_after {
+                    Some(n) => format!("frozen after {} warm-up iterations", n.min(s.warmup)),
+                    None => "adaptive (the paper's; not an exact kernel)".to_string(),
+                },
+            );
+        }
+        SamplerKind::Hamcmc => {
+            push("memory", s.memory_for(sampler).to_string());
+            push("gamma", s.hamcmc_gamma.to_string());
+            push(
+                "schedule",
+                match s.hamcmc_decay {
+                    Some(k) => format!("block-decaying, exponent {k}"),
+                    None => "constant".to_string(),
+                },
+            );
+        }
+        SamplerKind::Sghmc | SamplerKind::Sgnht => {
+            push("friction", s.friction_for(sampler).to_string())
+        }
+        SamplerKind::Sgrld | SamplerKind::Sgrhmc => push("metric", "constant G = I".to_string()),
+        SamplerKind::MhBfgs | SamplerKind::Sgld | SamplerKind::Psgld => {}
+    }
+    if matches!(sampler, SamplerKind::HmcBfgs | SamplerKind::MhBfgs) {
+        push(
+            "ensemble",
+            format!(
+                "{ENSEMBLE_WALKERS} walkers per chain, walker 0 reported, one sweep per iteration"
+            ),
+        );
+    }
+    if sampler.uses_minibatches() {
+        match data_size {
+            Some(n) => push(
+                "batch_size",
+                format!("{} of {n}", s.batch_size_for(Some(n))),
+            ),
+            None => push(
+                "batch_size",
+                "n/a (the target's gradient noise)".to_string(),
+            ),
+        }
+    }
+    push("init_radius", s.init_radius.to_string());
+    out
+}
+
+#[cfg(test)]
+mod tests;

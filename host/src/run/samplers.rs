@@ -1,0 +1,208 @@
+//! Each core sampler behind one interface, [`ChainSampler`], so a single
+//! chain loop ([`super::chain`]) drives them all.
+
+use qnmc::samplers::recipe::DiagonalMetric;
+use qnmc::{
+    Amagold, Error, Hamcmc, Hmc, HmcBfgs, MhBfgs, Psgld, Qnhmc, Sghmc, Sgld, Sgnht, Sgrhmc, Sgrld,
+    StepStats,
+};
+
+use crate::model::{ModelRng, PaddedModel};
+
+/// Walkers of the HMC-BFGS and MH-BFGS ensembles.
+pub const ENSEMBLE_WALKERS: usize = 8;
+/// Pair capacity of the ensembles' metric: K − 2 (the other K − 1 walkers
+/// give K − 2 difference pairs).
+pub const ENSEMBLE_MEMORY: usize = ENSEMBLE_WALKERS - 2;
+
+/// A core sampler as the chain loop sees it.
+pub(crate) trait ChainSampler<const D: usize> {
+    /// One iteration. `Err`: the sampler refused a non-finite gradient or
+    /// proposal and is unchanged (counted as a divergence).
+    fn step(
+        &mut self,
+        target: &PaddedModel<'_, D>,
+        rng: &mut ModelRng,
+    ) -> Result<StepStats<f64>, Error>;
+    /// The reported state (walker 0 for the ensembles).
+    fn position(&self) -> &[f64; D];
+    /// U at [`position`](Self::position) when the sampler tracks it.
+    fn potential(&self) -> Option<f64>;
+    /// Sets the step size of the next iterations.
+    fn set_step_size(&mut self, step_size: f64) -> Result<(), Error>;
+}
+
+/// The constant metric G = I that SGRLD and SGRHMC use on general targets:
+/// G⁻¹ = I, ∂G⁻¹ = 0, so they reduce to SGLD and SGHMC (with unit friction).
+pub(crate) struct IdentityMetric;
+
+impl<const D: usize> DiagonalMetric<f64, D> for IdentityMetric {
+    fn inverse_metric(
+        &self,
+        _position: &[f64; D],
+        inverse: &mut [f64; D],
+        derivative: &mut [f64; D],
+    ) {
+        *inverse = [1.0; D];
+        *derivative = [0.0; D];
+    }
+}
+
+macro_rules! exact_sampler {
+    ($ty:ty, [$($generics:tt)*]) => {
+        impl<$($generics)*> ChainSampler<D> for $ty {
+            fn step(
+                &mut self,
+                target: &PaddedModel<'_, D>,
+                rng: &mut ModelRng,
+            ) -> Result<StepStats<f64>, Error> {
+                Ok(<$ty>::step(self, target, rng))
+            }
+            fn position(&self) -> &[f64; D] {
+                <$ty>::position(self)
+            }
+            fn potential(&self) -> Option<f64> {
+                Some(<$ty>::potential(self))
+            }
+            fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
+                <$ty>::set_step_size(self, step_size)
+            }
+        }
+    };
+}
+
+exact_sampler!(Hmc<f64, D>, [const D: usize]);
+exact_sampler!(Qnhmc<f64, D, M>, [const D: usize, const M: usize]);
+
+/// AMAGOLD (minibatch inner steps) or L2MC (full batch).
+pub(crate) struct AmagoldChain<const D: usize> {
+    pub(crate) sampler: Amagold<f64, D>,
+    pub(crate) full_batch: bool,
+}
+
+impl<const D: usize> ChainSampler<D> for AmagoldChain<D> {
+    fn step(
+        &mut self,
+        target: &PaddedModel<'_, D>,
+        rng: &mut ModelRng,
+    ) -> Result<StepStats<f64>, Error> {
+        Ok(if self.full_batch {
+            self.sampler.step_full_batch(target, rng)
+        } else {
+            self.sampler.step(target, rng)
+        })
+    }
+    fn position(&self) -> &[f64; D] {
+        self.sampler.position()
+    }
+    fn potential(&self) -> Option<f64> {
+        Some(self.sampler.potential())
+    }
+    fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
+        self.sampler.set_step_size(step_size)
+    }
+}
+
+/// One iteration of an ensemble is a sweep: every walker moves once. The
+/// statistics are walker 0's, except the acceptance probability (mean over
+/// the sweep, what the dual averaging sees) and the gradient count (sum).
+macro_rules! ensemble_sampler {
+    ($name:ident) => {
+        impl<const D: usize> ChainSampler<D> for $name<f64, D, ENSEMBLE_WALKERS, ENSEMBLE_MEMORY> {
+            fn step(
+                &mut self,
+                target: &PaddedModel<'_, D>,
+                rng: &mut ModelRng,
+            ) -> Result<StepStats<f64>, Error> {
+                let mut first: Option<StepStats<f64>> = None;
+                let (mut acceptance, mut gradients) = (0.0, 0u32);
+                for _ in 0..ENSEMBLE_WALKERS {
+                    let walker = self.next_chain();
+                    let stats = $name::step(self, target, rng);
+                    let a = stats.acceptance_probability;
+                    acceptance += if a.is_finite() { a } else { 0.0 };
+                    gradients = gradients.saturating_add(stats.gradient_evaluations);
+                    if walker == 0 {
+                        first = Some(stats);
+                    }
+                }
+                let mut stats = first.unwrap_or_else(|| StepStats {
+                    accepted: false,
+                    acceptance_probability: 0.0,
+                    energy_error: 0.0,
+                    divergent: false,
+                    gradient_evaluations: 0,
+                    pairs_skipped: 0,
+                    step_size: self.settings().step_size,
+                });
+                stats.acceptance_probability = acceptance / ENSEMBLE_WALKERS as f64;
+                stats.gradient_evaluations = gradients;
+                Ok(stats)
+            }
+            fn position(&self) -> &[f64; D] {
+                &self.positions()[0]
+            }
+            fn potential(&self) -> Option<f64> {
+                Some(self.potentials()[0])
+            }
+            fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
+                $name::set_step_size(self, step_size)
+            }
+        }
+    };
+}
+
+ensemble_sampler!(HmcBfgs);
+ensemble_sampler!(MhBfgs);
+
+impl<const D: usize, const M: usize> ChainSampler<D> for Hamcmc<f64, D, M> {
+    fn step(
+        &mut self,
+        target: &PaddedModel<'_, D>,
+        rng: &mut ModelRng,
+    ) -> Result<StepStats<f64>, Error> {
+        Hamcmc::step(self, target, rng)
+    }
+    fn position(&self) -> &[f64; D] {
+        Hamcmc::position(self)
+    }
+    fn potential(&self) -> Option<f64> {
+        None
+    }
+    fn set_step_size(&mut self, _step_size: f64) -> Result<(), Error> {
+        Err(Error::InvalidSetting {
+            setting: "step_size",
+            requirement: "fixed by HAMCMC's schedule",
+        })
+    }
+}
+
+macro_rules! recipe_sampler {
+    ($name:ident $(, $metric:expr)?) => {
+        impl<const D: usize> ChainSampler<D> for $name<f64, D> {
+            fn step(
+                &mut self,
+                target: &PaddedModel<'_, D>,
+                rng: &mut ModelRng,
+            ) -> Result<StepStats<f64>, Error> {
+                $name::step(self, target, $($metric,)? rng)
+            }
+            fn position(&self) -> &[f64; D] {
+                $name::position(self)
+            }
+            fn potential(&self) -> Option<f64> {
+                None
+            }
+            fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
+                $name::set_step_size(self, step_size)
+            }
+        }
+    };
+}
+
+recipe_sampler!(Sgld);
+recipe_sampler!(Psgld);
+recipe_sampler!(Sghmc);
+recipe_sampler!(Sgnht);
+recipe_sampler!(Sgrld, &IdentityMetric);
+recipe_sampler!(Sgrhmc, &IdentityMetric);

@@ -1,0 +1,268 @@
+//! Settings of a run: chain counts, lengths and every sampler's tuning knobs,
+//! with the defaults documented where they come from.
+
+use qnmc::QnhmcMass;
+
+use super::SamplerKind;
+
+/// Everything `qnmc run` needs besides the sampler and the target.
+///
+/// `None` fields take a per-sampler default (see each field). Chain k
+/// (0-based) draws from a generator seeded with [`chain_seed`]`(seed, k)`.
+///
+/// ```
+/// use qnmc_host::run::{RunSettings, SamplerKind};
+///
+/// let settings = RunSettings::default();
+/// assert_eq!(settings.chains, 4);
+/// assert!(settings.validate(SamplerKind::Hmc).is_ok());
+/// let bad = RunSettings { draws: 2, ..RunSettings::default() };
+/// assert!(bad.validate(SamplerKind::Hmc).unwrap_err().contains("--draws"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSettings {
+    /// Independent chains (run in parallel). Default 4.
+    pub chains: usize,
+    /// Seed; chain k uses [`chain_seed`]`(seed, k)`. Default 2016.
+    pub seed: u64,
+    /// Warm-up iterations per chain, discarded (step-size adaptation, QNHMC
+    /// memory learning). Default 1000.
+    pub warmup: usize,
+    /// Kept draws per chain (after thinning). Default 1000.
+    pub draws: usize,
+    /// Keep every `thin`-th iteration after warm-up. Default 1.
+    pub thin: usize,
+    /// Step size ε. `None`: dual averaging during warm-up (Stan's settings,
+    /// δ = [`target_acceptance`](Self::target_acceptance)) for the samplers
+    /// with a Metropolis test; for the others the default of
+    /// [`default_step_size`].
+    pub step_size: Option<f64>,
+    /// Leapfrog steps L (HMC, QNHMC, HMC-BFGS) or inner steps T (AMAGOLD,
+    /// L2MC). `None`: 10 for HMC, QNHMC and HMC-BFGS (QNHMC paper §5 uses
+    /// L = 10–20), 10 inner steps for AMAGOLD/L2MC.
+    pub leapfrog_steps: Option<u32>,
+    /// L-BFGS memory: pairs kept by QNHMC (any value 1–20), memory size M of
+    /// HAMCMC (5, 10 or 20). `None`: 10 for QNHMC (the QNHMC paper's m),
+    /// 5 for HAMCMC.
+    pub memory: Option<usize>,
+    /// QNHMC mass: the paper's M = I (default) or M = C = H.
+    pub qnhmc_mass: QnhmcMass,
+    /// QNHMC frozen mode: the memory learns during the first n warm-up
+    /// iterations, then freezes, and the dual averaging restarts so the final
+    /// step size averages frozen-kernel draws only; draws after warm-up are
+    /// then exact. `None`: the paper's adaptive mode (the memory learns for
+    /// ever; not an exact kernel). Default `Some(500)`, half the default
+    /// warm-up (the CLI uses half of `--warmup`); values past the warm-up are
+    /// clamped to it.
+    pub qnhmc_freeze_after: Option<usize>,
+    /// HAMCMC step-size decay exponent κ ∈ (0.5, 1]: ε_t = ε · t_b^(−κ) with
+    /// t_b the first draw of t's block of M draws (the paper's schedule, with
+    /// κ = 0.51). `None`: constant ε (the default).
+    pub hamcmc_decay: Option<f64>,
+    /// HAMCMC's γ of H⁰ = γI. Default 1.
+    pub hamcmc_gamma: f64,
+    /// Minibatch size of the stochastic-gradient samplers and AMAGOLD. `None`:
+    /// 10% of the data, at least 32 (all of it when smaller), for targets with
+    /// data; ignored by targets without.
+    pub batch_size: Option<usize>,
+    /// Friction: C of SGHMC, A of SGNHT, β of AMAGOLD. `None`: 1 for SGHMC
+    /// and SGNHT (Chen et al. 2014 use C of order 1), 0.1 for AMAGOLD.
+    pub friction: Option<f64>,
+    /// Target acceptance δ of the dual averaging. `None`: 0.8 (Stan's
+    /// default), 0.3 for MH-BFGS (a random-walk proposal; Roberts et al.'s
+    /// optimum is 0.234).
+    pub target_acceptance: Option<f64>,
+    /// Starting points: the model's initial point plus a perturbation uniform
+    /// on (−r, r) per unconstrained coordinate (Stan draws inits uniform on
+    /// (−2, 2)). Default r = 2; 0 starts every chain at the initial point.
+    pub init_radius: f64,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            chains: 4,
+            seed: 2016,
+            warmup: 1000,
+            draws: 1000,
+            thin: 1,
+            step_size: None,
+            leapfrog_steps: None,
+            memory: None,
+            qnhmc_mass: QnhmcMass::Identity,
+            qnhmc_freeze_after: Some(500),
+            hamcmc_decay: None,
+            hamcmc_gamma: 1.0,
+            batch_size: None,
+            friction: None,
+            target_acceptance: None,
+            init_radius: 2.0,
+        }
+    }
+}
+
+/// Memory sizes HAMCMC accepts (compile-time buckets).
+pub const HAMCMC_MEMORY_SIZES: [usize; 3] = [5, 10, 20];
+/// Largest QNHMC memory (pairs).
+pub const MAX_QNHMC_MEMORY: usize = 20;
+
+impl RunSettings {
+    /// Checks the settings for `sampler`; the message names the offending
+    /// command-line option.
+    pub fn validate(&self, sampler: SamplerKind) -> Result<(), String> {
+        if self.chains == 0 {
+            return Err("--chains must be at least 1".into());
+        }
+        if self.draws < 4 {
+            return Err(format!("--draws must be at least 4, got {}", self.draws));
+        }
+        if self.thin == 0 {
+            return Err("--thin must be at least 1".into());
+        }
+        if let Some(e) = self.step_size {
+            if !(e.is_finite() && e > 0.0) {
+                return Err(format!("--step-size must be a positive number, got {e}"));
+            }
+        }
+        if self.leapfrog_steps == Some(0) {
+            return Err("--leapfrog-steps must be at least 1".into());
+        }
+        match (sampler, self.memory) {
+            (SamplerKind::Qnhmc, Some(m)) if m == 0 || m > MAX_QNHMC_MEMORY => {
+                return Err(format!(
+                    "--memory for qnhmc must be between 1 and {MAX_QNHMC_MEMORY}, got {m}"
+                ));
+            }
+            (SamplerKind::Hamcmc, Some(m)) if !HAMCMC_MEMORY_SIZES.contains(&m) => {
+                return Err(format!(
+                    "--memory for hamcmc must be one of {HAMCMC_MEMORY_SIZES:?}, got {m}"
+                ));
+            }
+            _ => {}
+        }
+        if let Some(k) = self.hamcmc_decay {
+            if !(k > 0.5 && k <= 1.0) {
+                return Err(format!("--step-decay must be in (0.5, 1], got {k}"));
+            }
+        }
+        if !(self.hamcmc_gamma.is_finite() && self.hamcmc_gamma > 0.0) {
+            return Err(format!(
+                "--gamma must be a positive number, got {}",
+                self.hamcmc_gamma
+            ));
+        }
+        if self.batch_size == Some(0) {
+            return Err("--batch-size must be at least 1".into());
+        }
+        if let Some(f) = self.friction {
+            if !(f.is_finite() && f >= 0.0) {
+                return Err(format!("--friction must be a number >= 0, got {f}"));
+            }
+        }
+        if let Some(d) = self.target_acceptance {
+            if !(d > 0.0 && d < 1.0) {
+                return Err(format!("--target-acceptance must be in (0, 1), got {d}"));
+            }
+        }
+        if !(self.init_radius.is_finite() && self.init_radius >= 0.0) {
+            return Err(format!(
+                "--init-radius must be a number >= 0, got {}",
+                self.init_radius
+            ));
+        }
+        Ok(())
+    }
+
+    /// Leapfrog (or inner) steps for `sampler`, default applied.
+    pub fn leapfrog_steps_for(&self, _sampler: SamplerKind) -> u32 {
+        self.leapfrog_steps.unwrap_or(10)
+    }
+
+    /// Memory for `sampler`, default applied (10 for QNHMC, 5 for HAMCMC).
+    pub fn memory_for(&self, sampler: SamplerKind) -> usize {
+        match sampler {
+            SamplerKind::Hamcmc => self.memory.unwrap_or(5),
+            _ => self.memory.unwrap_or(10),
+        }
+    }
+
+    /// Friction for `sampler`, default applied.
+    pub fn friction_for(&self, sampler: SamplerKind) -> f64 {
+        self.friction.unwrap_or(match sampler {
+            SamplerKind::Amagold | SamplerKind::L2mc => 0.1,
+            _ => 1.0,
+        })
+    }
+
+    /// Target acceptance δ for `sampler`, default applied.
+    pub fn target_acceptance_for(&self, sampler: SamplerKind) -> f64 {
+        self.target_acceptance.unwrap_or(match sampler {
+            SamplerKind::MhBfgs => 0.3,
+            _ => 0.8,
+        })
+    }
+
+    /// Minibatch size for a target with `data_size` points, default applied.
+    pub fn batch_size_for(&self, data_size: Option<usize>) -> usize {
+        match (self.batch_size, data_size) {
+            (Some(b), Some(n)) => b.min(n),
+            (Some(b), None) => b,
+            (None, Some(n)) => (n / 10).max(32).min(n),
+            (None, None) => 1,
+        }
+    }
+
+    /// The (initial) step size for `sampler` on a target with `data_size`
+    /// points: the user's, else [`default_step_size`].
+    pub fn step_size_for(&self, sampler: SamplerKind, data_size: Option<usize>) -> f64 {
+        self.step_size
+            .unwrap_or_else(|| default_step_size(sampler, data_size))
+    }
+}
+
+/// Default step size when `--step-size` is absent.
+///
+/// For the samplers with dual averaging this is only ε₀ of the adaptation
+/// (1, as Stan's; 0.5 for MH-BFGS). For the others, with n the number of data
+/// points (1 for targets without data), so that ε·(curvature ≈ n) stays small:
+/// Langevin-type samplers (HAMCMC, SGLD, SGRLD) ε = 0.1/n, pSGLD 0.01/√n
+/// (its preconditioner divides the gradient by its RMS), momentum samplers
+/// (SGHMC, SGNHT, SGRHMC) ε = 0.1/√n. These are starting points: the
+/// SG samplers are biased by O(ε), so check a smaller ε gives the same answer.
+pub fn default_step_size(sampler: SamplerKind, data_size: Option<usize>) -> f64 {
+    let n = data_size.unwrap_or(1).max(1) as f64;
+    match sampler {
+        SamplerKind::Hmc
+        | SamplerKind::Qnhmc
+        | SamplerKind::HmcBfgs
+        | SamplerKind::Amagold
+        | SamplerKind::L2mc => 1.0,
+        SamplerKind::MhBfgs => 0.5,
+        SamplerKind::Hamcmc | SamplerKind::Sgld | SamplerKind::Sgrld => 0.1 / n,
+        SamplerKind::Psgld => 0.01 / n.sqrt(),
+        SamplerKind::Sghmc | SamplerKind::Sgnht | SamplerKind::Sgrhmc => 0.1 / n.sqrt(),
+    }
+}
+
+/// Seed of chain `k` (0-based) of a run seeded with `seed`: a SplitMix64
+/// finaliser of `seed` and `k`, so neighbouring seeds and chains give unrelated
+/// streams.
+///
+/// ```
+/// use qnmc_host::run::chain_seed;
+/// assert_ne!(chain_seed(1, 0), chain_seed(1, 1));
+/// assert_ne!(chain_seed(1, 1), chain_seed(2, 0));
+/// assert_eq!(chain_seed(7, 3), chain_seed(7, 3));
+/// ```
+pub fn chain_seed(seed: u64, k: usize) -> u64 {
+    let mut z = seed
+        .wrapping_add(
+            (k as u64)
+                .wrapping_add(1)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        )
+        .wrapping_add(0xD1B5_4A32_D192_ED03);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

@@ -1,0 +1,180 @@
+//! Every sampler through the runner on a small Gaussian with known moments.
+
+use super::*;
+use crate::model::KnownPosterior;
+
+/// N(μ, diag(σ²)) in dimension 9 (runs padded to 10): μᵢ = i/4, σᵢ = 0.5 + i/8.
+struct Diagonal;
+
+const N: usize = 9;
+
+fn mu(i: usize) -> f64 {
+    i as f64 / 4.0
+}
+fn sigma(i: usize) -> f64 {
+    0.5 + i as f64 / 8.0
+}
+
+impl Model for Diagonal {
+    fn name(&self) -> String {
+        "diagonal".into()
+    }
+    fn dimension(&self) -> usize {
+        N
+    }
+    fn potential_and_gradient(&self, x: &[f64], g: &mut [f64]) -> f64 {
+        let mut u = 0.0;
+        for i in 0..N {
+            let z = (x[i] - mu(i)) / sigma(i);
+            g[i] = z / sigma(i);
+            u += 0.5 * z * z;
+        }
+        u
+    }
+    fn known_posterior(&self) -> Option<KnownPosterior> {
+        Some(KnownPosterior {
+            source: "analytic".into(),
+            mean: (0..N).map(mu).collect(),
+            sd: (0..N).map(sigma).collect(),
+            mean_mcse: None,
+            sd_mcse: None,
+            gaussian_marginals: true,
+        })
+    }
+}
+
+fn settings() -> RunSettings {
+    RunSettings {
+        chains: 4,
+        warmup: 500,
+        draws: 1000,
+        seed: 7,
+        ..RunSettings::default()
+    }
+}
+
+#[test]
+fn exact_samplers_pass_the_check() {
+    // The check's thresholds come from the MCSE (Bonferroni at level 0.001):
+    // an exact sampler fails only by a rare accident or a real bias.
+    for kind in SamplerKind::ALL.into_iter().filter(|k| k.is_exact()) {
+        // MH-BFGS is a random walk: thin it so R-hat sees enough effective draws.
+        let thin = if kind == SamplerKind::MhBfgs { 5 } else { 1 };
+        let s = RunSettings { thin, ..settings() };
+        let draws = run(&Diagonal, kind, &s, &Progress::hidden()).unwrap();
+        assert_eq!(draws.chains.len(), 4);
+        for c in &draws.chains {
+            assert_eq!(c.len(), 1000);
+            assert_eq!(c.values.len(), 1000 * N);
+            assert!(c.lp.iter().all(|v| v.is_finite()));
+            assert!(c.gradient_evaluations > 0);
+        }
+        assert!(draws.settings.iter().any(|(k, _)| k == "padding"));
+        // lp__ is −U of the model at the reported draw: the padding
+        // coordinate's ½x² is not in it.
+        let c = &draws.chains[0];
+        let mut g = vec![0.0; N];
+        for (i, lp) in c.lp.iter().enumerate().step_by(97) {
+            let u = Diagonal.potential_and_gradient(&c.values[i * N..(i + 1) * N], &mut g);
+            assert!((lp + u).abs() < 1e-12, "{kind}: lp {lp} vs -U {}", -u);
+        }
+        let report = check(&draws, &Diagonal.known_posterior().unwrap());
+        assert!(report.passed(), "{kind}:\n{}", report.table());
+    }
+}
+
+#[test]
+fn stochastic_gradient_samplers_are_close_with_a_small_step() {
+    // Exact gradients here, so their error is the O(ε) discretisation plus
+    // the Monte Carlo error of slowly mixing Langevin chains: with these step
+    // sizes and 4 × 1000 draws thinned by 10 every mean is within 0.3 sd (the
+    // largest error seen over the samplers is ~0.15 sd; a broken sampler is
+    // off by whole sds).
+    let mut largest: f64 = 0.0;
+    for kind in SamplerKind::ALL.into_iter().filter(|k| !k.is_exact()) {
+        let step = if matches!(
+            kind,
+            SamplerKind::Sghmc | SamplerKind::Sgnht | SamplerKind::Sgrhmc | SamplerKind::Hamcmc
+        ) {
+            0.05
+        } else {
+            0.02
+        };
+        let s = RunSettings {
+            step_size: Some(step),
+            thin: 10,
+            ..settings()
+        };
+        let draws = run(&Diagonal, kind, &s, &Progress::hidden()).unwrap();
+        for j in 0..N {
+            let all = draws.chains_of(j).concat();
+            let m = crate::diagnostics::mean(&all);
+            largest = largest.max((m - mu(j)).abs() / sigma(j));
+            assert!(
+                (m - mu(j)).abs() < 0.3 * sigma(j),
+                "{kind}: mean of x[{}] = {m}, truth {}",
+                j + 1,
+                mu(j)
+            );
+        }
+    }
+    println!("largest mean error of the SG samplers: {largest:.3} sd");
+}
+
+#[test]
+fn a_wrong_step_size_fails_the_check() {
+    // SGLD with ε = 0.5 on σ ≥ 0.5 inflates every variance by far more than
+    // the MCSE: the check must catch it.
+    let s = RunSettings {
+        step_size: Some(0.5),
+        ..settings()
+    };
+    let draws = run(&Diagonal, SamplerKind::Sgld, &s, &Progress::hidden()).unwrap();
+    assert!(!check(&draws, &Diagonal.known_posterior().unwrap()).passed());
+}
+
+#[test]
+fn same_seed_same_draws_and_chains_differ() {
+    let s = RunSettings {
+        chains: 2,
+        warmup: 50,
+        draws: 20,
+        ..settings()
+    };
+    let a = run(&Diagonal, SamplerKind::Qnhmc, &s, &Progress::hidden()).unwrap();
+    let b = run(&Diagonal, SamplerKind::Qnhmc, &s, &Progress::hidden()).unwrap();
+    for (x, y) in a.chains.iter().zip(&b.chains) {
+        assert_eq!(
+            (&x.values, &x.lp, &x.step_size),
+            (&y.values, &y.lp, &y.step_size)
+        );
+    }
+    assert_ne!(a.chains[0].values, a.chains[1].values);
+}
+
+#[test]
+fn bad_settings_and_dimensions_are_errors() {
+    let s = RunSettings {
+        memory: Some(7),
+        ..settings()
+    };
+    let e = run(&Diagonal, SamplerKind::Hamcmc, &s, &Progress::hidden()).unwrap_err();
+    assert!(
+        e.to_string().contains("--memory for hamcmc must be one of"),
+        "{e}"
+    );
+    struct Huge;
+    impl Model for Huge {
+        fn name(&self) -> String {
+            "huge".into()
+        }
+        fn dimension(&self) -> usize {
+            2000
+        }
+        fn potential_and_gradient(&self, _: &[f64], _: &mut [f64]) -> f64 {
+            0.0
+        }
+    }
+    let e = run(&Huge, SamplerKind::Hmc, &settings(), &Progress::hidden()).unwrap_err();
+    assert!(e.to_string().contains("dimension 2000"), "{e}");
+}

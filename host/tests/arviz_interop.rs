@@ -1,0 +1,274 @@
+//! ArviZ reads qnmc's CmdStan CSV files and computes the same bulk ESS and
+//! R̂ as `qnmc_host::diagnostics`; CmdStanPy reads the same files back to the
+//! bit.
+//!
+//! Each test runs only where its Python package imports; otherwise it prints
+//! why it skipped, unless `QNMC_REQUIRE_ARVIZ=1` (for ArviZ) or
+//! `QNMC_REQUIRE_CMDSTANPY=1` (for CmdStanPy), when a missing package fails
+//! it.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use qnmc::{Hmc, HmcSettings};
+use qnmc_host::diagnostics::{ess_bulk, rank_normalized_rhat};
+use qnmc_host::draws::{ChainDraws, RunDraws};
+use qnmc_host::output::{OutputDir, cmdstan_csv, csv_column_name};
+use qnmc_host::targets::CorrelatedGaussian;
+use rand_core::SeedableRng;
+use rand_xorshift::XorShiftRng;
+
+const DIMENSION: usize = 3;
+const CHAINS: usize = 4;
+const WARMUP: usize = 200;
+const DRAWS: usize = 1000;
+
+/// 4 chains × 1000 HMC draws of N(0, 11ᵀ + 4I) in three dimensions.
+fn hmc_run() -> RunDraws {
+    let target = CorrelatedGaussian::<DIMENSION>::paper();
+    let names: Vec<String> = (1..=DIMENSION).map(|i| format!("x[{i}]")).collect();
+    let chains = (0..CHAINS)
+        .map(|c| {
+            let seed = 2024 + c as u64;
+            let mut rng = XorShiftRng::seed_from_u64(seed);
+            let start = [c as f64 - 1.5, 0.5, -0.5];
+            let mut hmc =
+                Hmc::<f64, DIMENSION>::new(HmcSettings::new(0.6, 6), start, &target).unwrap();
+            let mut chain = ChainDraws {
+                chain_id: c + 1,
+                seed,
+                ..ChainDraws::default()
+            };
+            for k in 0..WARMUP + DRAWS {
+                let stats = hmc.step(&target, &mut rng);
+                chain.gradient_evaluations += u64::from(stats.gradient_evaluations);
+                if k >= WARMUP {
+                    chain.lp.push(-hmc.potential());
+                    chain.accept_stat.push(stats.acceptance_probability);
+                    chain.step_size.push(stats.step_size);
+                    chain.n_leapfrog.push(stats.gradient_evaluations);
+                    chain.divergent.push(stats.divergent);
+                    chain.values.extend_from_slice(hmc.position());
+                }
+            }
+            chain
+        })
+        .collect();
+    RunDraws {
+        target: "gaussian".into(),
+        sampler: "hmc".into(),
+        settings: vec![
+            ("warmup".into(), WARMUP.to_string()),
+            ("step_size".into(), "0.6".into()),
+            ("leapfrog_steps".into(), "6".into()),
+        ],
+        names,
+        chains,
+    }
+}
+
+/// Whether `python3` can import `module`; `Err` says why not.
+fn python_module_available(module: &str) -> Result<(), String> {
+    match Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output()
+    {
+        Ok(out) if out.status.success() => Ok(()),
+        Ok(out) => Err(format!(
+            "`python3 -c \"import {module}\"` failed: {}",
+            // The last line of a traceback is the error itself.
+            String::from_utf8_lossy(&out.stderr)
+                .trim()
+                .lines()
+                .last()
+                .unwrap_or("")
+        )),
+        Err(e) => Err(format!("cannot start python3: {e}")),
+    }
+}
+
+/// `true` when the test should run; `false` (after saying why) when the
+/// module is missing and `require_env` is not set to 1.
+fn should_run(module: &str, require_env: &str) -> bool {
+    match python_module_available(module) {
+        Ok(()) => true,
+        Err(why) if std::env::var(require_env).as_deref() == Ok("1") => {
+            panic!("{require_env}=1 but {module} is unusable: {why}")
+        }
+        Err(why) => {
+            eprintln!("skipping: {why}");
+            false
+        }
+    }
+}
+
+/// Writes the run's per-chain CSVs into a fresh folder named after `tag`;
+/// returns the folder and the files.
+fn write_chain_files(run: &RunDraws, tag: &str) -> (PathBuf, Vec<String>) {
+    let folder: PathBuf = std::env::temp_dir().join(format!("qnmc-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    let out = OutputDir::create(&folder, false).unwrap();
+    let paths = (0..run.chains.len())
+        .map(|c| {
+            let path = out
+                .write(
+                    &format!("chain_{}.csv", c + 1),
+                    cmdstan_csv(run, c).as_bytes(),
+                )
+                .unwrap();
+            path.display().to_string()
+        })
+        .collect();
+    out.finish().unwrap();
+    (folder, paths)
+}
+
+/// Reads the files with `arviz.from_cmdstan` and prints, per scalar, its
+/// CSV column name, bulk ESS and rank-normalised R̂ (`repr`, full precision),
+/// then the names of the sample_stats variables and the divergence count.
+const ARVIZ_SCRIPT: &str = r#"
+import sys, arviz as az, numpy as np
+idata = az.from_cmdstan(posterior=sys.argv[1:])
+ess = az.ess(idata, method="bulk")
+rhat = az.rhat(idata, method="rank")
+for var in idata.posterior.data_vars:
+    e = np.atleast_1d(ess[var].values)
+    r = np.atleast_1d(rhat[var].values)
+    for i in range(e.size):
+        name = var if ess[var].values.ndim == 0 else f"{var}.{i + 1}"
+        print("param", name, repr(float(e[i])), repr(float(r[i])))
+stats = idata.sample_stats
+print("stats", " ".join(sorted(stats.data_vars)))
+print("diverging", int(stats["diverging"].values.sum()))
+print("version", az.__version__)
+"#;
+
+#[test]
+fn arviz_reads_our_csv_and_agrees_on_bulk_ess_and_rhat() {
+    if !should_run("arviz", "QNMC_REQUIRE_ARVIZ") {
+        return;
+    }
+    let run = hmc_run();
+    let (folder, paths) = write_chain_files(&run, "arviz-interop");
+
+    let output = Command::new("python3")
+        .args(["-c", ARVIZ_SCRIPT])
+        .args(&paths)
+        .output()
+        .expect("python3 ran a moment ago");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "ArviZ failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    eprintln!("{stdout}");
+
+    let mut compared = 0;
+    let mut divergences_seen = None;
+    let mut stats_seen = String::new();
+    for line in stdout.lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        match fields.first().copied() {
+            Some("param") => {
+                let (name, arviz_ess, arviz_rhat) = (
+                    fields[1],
+                    fields[2].parse::<f64>().unwrap(),
+                    fields[3].parse::<f64>().unwrap(),
+                );
+                let j = run
+                    .names
+                    .iter()
+                    .position(|n| csv_column_name(n) == name)
+                    .unwrap_or_else(|| panic!("ArviZ reported unknown quantity {name}"));
+                let chains = run.chains_of(j);
+                let slices: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
+                let ours = ess_bulk(&slices);
+                let rel = ((arviz_ess - ours) / ours).abs();
+                assert!(
+                    rel < 1e-6,
+                    "{name}: ArviZ bulk ESS {arviz_ess}, ours {ours}"
+                );
+                eprintln!("{name}: bulk ESS ArviZ {arviz_ess} ours {ours} (relative {rel:.1e})");
+                let ours_rhat = rank_normalized_rhat(&slices);
+                let rel = ((arviz_rhat - ours_rhat) / ours_rhat).abs();
+                eprintln!("{name}: R̂ ArviZ {arviz_rhat} ours {ours_rhat} (relative {rel:.1e})");
+                assert!(rel < 1e-6, "{name}: ArviZ R̂ {arviz_rhat}, ours {ours_rhat}");
+                // A sanity check that the run is worth comparing on.
+                assert!(ours > 100.0, "{name}: bulk ESS {ours}");
+                compared += 1;
+            }
+            Some("stats") => stats_seen = fields[1..].join(" "),
+            Some("diverging") => divergences_seen = fields[1].parse::<usize>().ok(),
+            _ => {}
+        }
+    }
+    assert_eq!(compared, DIMENSION, "ArviZ output:\n{stdout}");
+    // The sampler columns arrive as ArviZ's sample_stats.
+    for stat in ["lp", "diverging", "acceptance_rate", "step_size", "n_steps"] {
+        assert!(
+            stats_seen.split(' ').any(|s| s == stat),
+            "{stat} missing from {stats_seen}"
+        );
+    }
+    let our_divergences: usize = run
+        .chains
+        .iter()
+        .map(|c| c.divergent.iter().filter(|&&d| d).count())
+        .sum();
+    assert_eq!(divergences_seen, Some(our_divergences));
+    std::fs::remove_dir_all(&folder).unwrap();
+}
+
+/// Reads the files with `cmdstanpy.from_csv` and prints the draws of every
+/// column, one `name value value …` line each (chains one after another,
+/// `repr` so every float64 reads back exactly).
+const CMDSTANPY_SCRIPT: &str = r#"
+import sys, cmdstanpy
+fit = cmdstanpy.from_csv(sys.argv[1:])
+frame = fit.draws_pd()
+for name in frame.columns:
+    print(name, " ".join(repr(float(v)) for v in frame[name]))
+"#;
+
+#[test]
+fn cmdstanpy_reads_our_csv_back_exactly() {
+    if !should_run("cmdstanpy", "QNMC_REQUIRE_CMDSTANPY") {
+        return;
+    }
+    let run = hmc_run();
+    let (folder, paths) = write_chain_files(&run, "cmdstanpy-interop");
+    let output = Command::new("python3")
+        .args(["-c", CMDSTANPY_SCRIPT])
+        .args(&paths)
+        .output()
+        .expect("python3 ran a moment ago");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "CmdStanPy failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let column = |name: &str| -> Vec<f64> {
+        let line = stdout
+            .lines()
+            .find(|l| l.split(' ').next() == Some(name))
+            .unwrap_or_else(|| panic!("CmdStanPy has no column {name}"));
+        line.split(' ')
+            .skip(1)
+            .map(|v| v.parse().unwrap())
+            .collect()
+    };
+    // CmdStanPy names vector elements Stan's way: x[1], as we do.
+    for (j, name) in run.names.iter().enumerate() {
+        let ours: Vec<f64> = run.chains_of(j).concat();
+        let theirs = column(name);
+        assert_eq!(theirs.len(), CHAINS * DRAWS);
+        for (a, b) in ours.iter().zip(&theirs) {
+            assert_eq!(a.to_bits(), b.to_bits(), "{name}");
+        }
+    }
+    let lp: Vec<f64> = run.chains.iter().flat_map(|c| c.lp.clone()).collect();
+    assert_eq!(column("lp__"), lp);
+    std::fs::remove_dir_all(&folder).unwrap();
+}
