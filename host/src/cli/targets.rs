@@ -140,7 +140,30 @@ pub fn build_target(args: &TargetArgs) -> Result<Box<dyn Model>, CliError> {
             if let Some(v) = args.prior_variance {
                 options.prior_variance = v;
             }
-            Box::new(LogisticRegressionModel::from_csv(path, &options)?)
+            let model = LogisticRegressionModel::from_csv(path, &options)?;
+            // Say how the file was read: which coefficient is which column and
+            // which label became 1, so nothing about the fit is implicit.
+            let columns: Vec<String> = model
+                .column_names()
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!("w[{}] = {c}", i + 1))
+                .collect();
+            println!(
+                "logreg-csv: {} ({} rows, {} with label 1); labels {}; covariates {}; prior N(0, {}·I)\n  coefficients: {}",
+                path.display(),
+                model.len(),
+                model.positives(),
+                model.label_mapping(),
+                if options.standardize {
+                    "standardised (mean 0, sd 1)"
+                } else {
+                    "as in the file"
+                },
+                options.prior_variance,
+                columns.join(", ")
+            );
+            Box::new(model)
         }
         _ if name.starts_with("logreg-") => {
             let dataset: LogregDataset = name.parse().map_err(usage)?;
