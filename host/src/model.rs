@@ -122,6 +122,24 @@ pub struct KnownPosterior {
     pub gaussian_marginals: bool,
 }
 
+impl KnownPosterior {
+    /// Appends one quantity estimated from reference draws (one slice per
+    /// chain): pooled mean and sd (N − 1), and, where this posterior carries
+    /// MCSEs, [`mcse_mean`](crate::diagnostics::mcse_mean) and
+    /// [`mcse_sd`](crate::diagnostics::mcse_sd) of the chains.
+    pub fn push_estimated(&mut self, chains: &[&[f64]]) {
+        let all: Vec<f64> = chains.concat();
+        self.mean.push(crate::diagnostics::mean(&all));
+        self.sd.push(crate::diagnostics::variance(&all).sqrt());
+        if let Some(m) = self.mean_mcse.as_mut() {
+            m.push(crate::diagnostics::mcse_mean(chains));
+        }
+        if let Some(s) = self.sd_mcse.as_mut() {
+            s.push(crate::diagnostics::mcse_sd(chains));
+        }
+    }
+}
+
 /// Why a [`PaddedModel`] could not be built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DimensionTooSmall {

@@ -2,7 +2,6 @@
 //! moments or reference draws (the logistic regressions).
 
 use super::{Progress, RunError, RunSettings, SamplerKind, run};
-use crate::diagnostics::{mcse_mean, mcse_sd, mean, variance};
 use crate::model::{KnownPosterior, Model};
 
 /// Length of the reference run.
@@ -62,15 +61,7 @@ pub fn reference_posterior(
     for j in 0..q {
         let columns = draws.chains_of(j);
         let chains: Vec<&[f64]> = columns.iter().map(|c| c.as_slice()).collect();
-        let all = columns.concat();
-        known.mean.push(mean(&all));
-        known.sd.push(variance(&all).sqrt());
-        if let Some(v) = known.mean_mcse.as_mut() {
-            v.push(mcse_mean(&chains));
-        }
-        if let Some(v) = known.sd_mcse.as_mut() {
-            v.push(mcse_sd(&chains));
-        }
+        known.push_estimated(&chains);
     }
     Ok(known)
 }

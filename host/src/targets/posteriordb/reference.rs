@@ -3,14 +3,14 @@
 //! of the means for cross-checking.
 
 use super::json::{field, numbers, read_json, read_zipped_json};
-use crate::diagnostics::{mcse_mean, mcse_sd, mean, variance};
 use crate::input::{InputError, InputErrorKind};
 use crate::model::KnownPosterior;
 use std::path::Path;
 
 /// Reads the reference draws archive `path` and summarises each quantity in
 /// `names`: mean and sd over all draws (sd with N − 1), and their MCSEs by
-/// [`mcse_mean`] and [`mcse_sd`] over the chains.
+/// [`mcse_mean`](crate::diagnostics::mcse_mean) and
+/// [`mcse_sd`](crate::diagnostics::mcse_sd) over the chains.
 pub(crate) fn reference_posterior(
     path: &Path,
     names: &[String],
@@ -66,16 +66,8 @@ pub(crate) fn reference_posterior(
                 format!("the chains of {name:?} differ in length"),
             ));
         }
-        let all: Vec<f64> = per_chain.concat();
         let slices: Vec<&[f64]> = per_chain.iter().map(Vec::as_slice).collect();
-        known.mean.push(mean(&all));
-        known.sd.push(variance(&all).sqrt());
-        if let Some(m) = known.mean_mcse.as_mut() {
-            m.push(mcse_mean(&slices));
-        }
-        if let Some(s) = known.sd_mcse.as_mut() {
-            s.push(mcse_sd(&slices));
-        }
+        known.push_estimated(&slices);
     }
     Ok(known)
 }
