@@ -130,6 +130,29 @@ fn unknown_sampler_and_target_list_the_valid_names() {
         "error: --memory for hamcmc must be one of [5, 10, 20], got 7",
     );
     assert_usage_error(
+        qnmc(
+            &[
+                "run",
+                "--target",
+                "gaussian",
+                "--sampler",
+                "hamcmc",
+                "--gamma",
+                "newest",
+            ],
+            &dir,
+        ),
+        "error: --gamma newest is for qnhmc; hamcmc takes a number",
+    );
+    assert_usage_error(
+        qnmc(&["run", "--target", "gaussian", "--gamma=-1"], &dir),
+        "expected a positive number or `newest`, got `-1`",
+    );
+    assert_usage_error(
+        qnmc(&["run", "--target", "gaussian", "--mass", "unit"], &dir),
+        "expected `inverse-hessian` (M = C) or `identity` (the paper's M = I), got `unit`",
+    );
+    assert_usage_error(
         qnmc(&["reproduce", "table9", "--output", "out"], &dir),
         "error: unknown reproduction `table9`; valid: qnhmc-table1,",
     );

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use qnmc::QnhmcMass;
+use qnmc::lbfgs::InitialScaling;
 
 use crate::run::SamplerKind;
 
@@ -29,6 +31,26 @@ pub enum Command {
     Demo(DemoArgs),
     /// List the targets and samplers.
     List,
+}
+
+fn parse_gamma(s: &str) -> Result<InitialScaling<f64>, String> {
+    if s == "newest" {
+        return Ok(InitialScaling::NewestPair(1.0));
+    }
+    match s.parse::<f64>() {
+        Ok(g) if g.is_finite() && g > 0.0 => Ok(InitialScaling::Fixed(g)),
+        _ => Err(format!("expected a positive number or `newest`, got `{s}`")),
+    }
+}
+
+fn parse_mass(s: &str) -> Result<QnhmcMass, String> {
+    match s {
+        "inverse-hessian" => Ok(QnhmcMass::InverseHessian),
+        "identity" => Ok(QnhmcMass::Identity),
+        _ => Err(format!(
+            "expected `inverse-hessian` (M = C) or `identity` (the paper's M = I), got `{s}`"
+        )),
+    }
 }
 
 fn parse_sampler(s: &str) -> Result<SamplerKind, String> {
@@ -66,9 +88,10 @@ pub struct SamplerArgs {
     /// L-BFGS memory: QNHMC pairs (1-20, default 10), HAMCMC size (5, 10, 20; default 5).
     #[arg(long)]
     pub memory: Option<usize>,
-    /// QNHMC mass M = C = H instead of the paper's M = I.
-    #[arg(long)]
-    pub inverse_hessian_mass: bool,
+    /// QNHMC mass: `inverse-hessian` (M = C = H, the default: effective
+    /// inverse metric H) or `identity` (the paper's M = I: inverse metric H^2).
+    #[arg(long, value_parser = parse_mass, default_value = "inverse-hessian")]
+    pub mass: QnhmcMass,
     /// QNHMC: freeze the memory after N warm-up iterations (default: half the warm-up).
     #[arg(long, conflicts_with = "adaptive_memory")]
     pub freeze_after: Option<usize>,
@@ -78,9 +101,11 @@ pub struct SamplerArgs {
     /// HAMCMC: decaying step sizes eps * t^(-KAPPA), KAPPA in (0.5, 1] (paper: 0.51).
     #[arg(long, value_name = "KAPPA")]
     pub step_decay: Option<f64>,
-    /// HAMCMC: gamma of the initial inverse Hessian gamma*I.
-    #[arg(long, default_value_t = 1.0)]
-    pub gamma: f64,
+    /// QNHMC, HAMCMC: gamma of the L-BFGS base matrix gamma*I, a number or
+    /// `newest` (s'y / y'y of the newest pair). Default: newest for QNHMC,
+    /// 1 for HAMCMC (its paper's fixed gamma; it takes only a number).
+    #[arg(long, value_parser = parse_gamma, value_name = "GAMMA|newest")]
+    pub gamma: Option<InitialScaling<f64>>,
     /// Minibatch size of the stochastic-gradient samplers and AMAGOLD.
     #[arg(long)]
     pub batch_size: Option<usize>,

@@ -54,13 +54,12 @@ pub fn demo(args: &DemoArgs) -> Result<(), CliError> {
         warmup: 500,
         draws: 500,
         leapfrog_steps: Some(20),
-        qnhmc_mass: qnmc::QnhmcMass::InverseHessian,
         qnhmc_freeze_after: Some(250),
         ..RunSettings::default()
     };
     println!(
-        "\nThe harness: `qnmc run --sampler qnhmc --target logreg-german --warmup 500 --draws 500 --leapfrog-steps 20\n\
-         --inverse-hessian-mass` (QNHMC with M = C, memory frozen after 250 warm-up iterations,\n\
+        "\nThe harness: `qnmc run --sampler qnhmc --target logreg-german --warmup 500 --draws 500 --leapfrog-steps 20`\n\
+         (QNHMC with M = C and gamma from the newest pair, memory frozen after 250 warm-up iterations,\n\
          dual-averaged step size)\n"
     );
     let total = (run_settings.chains * (run_settings.warmup + run_settings.draws)) as u64;

@@ -79,18 +79,14 @@ pub fn run_settings(a: &SamplerArgs) -> RunSettings {
         step_size: a.step_size,
         leapfrog_steps: a.leapfrog_steps,
         memory: a.memory,
-        qnhmc_mass: if a.inverse_hessian_mass {
-            qnmc::QnhmcMass::InverseHessian
-        } else {
-            qnmc::QnhmcMass::Identity
-        },
+        qnhmc_mass: a.mass,
         qnhmc_freeze_after: if a.adaptive_memory {
             None
         } else {
             Some(a.freeze_after.unwrap_or(a.warmup / 2))
         },
         hamcmc_decay: a.step_decay,
-        hamcmc_gamma: a.gamma,
+        gamma: a.gamma,
         batch_size: a.batch_size,
         friction: a.friction,
         target_acceptance: a.target_acceptance,

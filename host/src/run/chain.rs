@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use qnmc::adaptation::{DualAveragingSettings, Warmup};
+use qnmc::lbfgs::InitialScaling;
 use qnmc::{
     Amagold, AmagoldSettings, Error, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings,
     HmcSettings, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, Potential, Psgld,
@@ -102,6 +103,7 @@ pub(crate) fn run_memory_chain<const D: usize, const M: usize>(
         SamplerKind::Qnhmc => {
             let mut settings = QnhmcSettings::new(x.eps, x.steps, s.memory_for(job.kind));
             settings.mass = s.qnhmc_mass;
+            settings.lbfgs.scaling = s.gamma_for(job.kind);
             if let Some(n) = s.qnhmc_freeze_after {
                 settings.memory_update = MemoryUpdate::FreezeAfter(n.min(s.warmup) as u64);
             }
@@ -119,7 +121,15 @@ pub(crate) fn run_memory_chain<const D: usize, const M: usize>(
                     exponent: kappa,
                 },
             };
-            let settings = HamcmcSettings::new(schedule, s.hamcmc_gamma, 0.0);
+            let gamma = match s.gamma_for(job.kind) {
+                InitialScaling::Fixed(g) => g,
+                InitialScaling::NewestPair(_) => {
+                    return Err(RunError::Settings(
+                        "--gamma newest is for qnhmc; hamcmc takes a number".into(),
+                    ));
+                }
+            };
+            let settings = HamcmcSettings::new(schedule, gamma, 0.0);
             go!(job, x, Hamcmc::<f64, D, M>::new(settings, x.start))
         }
         other => Err(RunError::Settings(format!(

@@ -176,6 +176,14 @@ fn unsupported(d: usize) -> Result<crate::draws::ChainDraws, RunError> {
     Err(RunError::Settings(format!("no dimension {d} compiled")))
 }
 
+/// γ as the output header writes it.
+fn gamma_text(gamma: qnmc::lbfgs::InitialScaling<f64>) -> String {
+    match gamma {
+        qnmc::lbfgs::InitialScaling::Fixed(g) => g.to_string(),
+        qnmc::lbfgs::InitialScaling::NewestPair(_) => "newest pair (s'y / y'y)".to_string(),
+    }
+}
+
 /// The settings as `key = value` pairs for output headers (defaults applied).
 fn describe(
     model: &dyn Model,
@@ -229,6 +237,7 @@ fn describe(
             push("leapfrog_steps", s.leapfrog_steps_for(sampler).to_string());
             push("memory", s.memory_for(sampler).to_string());
             push("mass", format!("{:?}", s.qnhmc_mass));
+            push("gamma", gamma_text(s.gamma_for(sampler)));
             push(
                 "memory_update",
                 match s.qnhmc_freeze_after {
@@ -239,7 +248,7 @@ fn describe(
         }
         SamplerKind::Hamcmc => {
             push("memory", s.memory_for(sampler).to_string());
-            push("gamma", s.hamcmc_gamma.to_string());
+            push("gamma", gamma_text(s.gamma_for(sampler)));
             push(
                 "schedule",
                 match s.hamcmc_decay {

@@ -2,6 +2,7 @@
 //! with the defaults documented where they come from.
 
 use qnmc::QnhmcMass;
+use qnmc::lbfgs::InitialScaling;
 
 use super::SamplerKind;
 
@@ -45,7 +46,13 @@ pub struct RunSettings {
     /// HAMCMC (5, 10 or 20). `None`: 10 for QNHMC (the QNHMC paper's m),
     /// 5 for HAMCMC.
     pub memory: Option<usize>,
-    /// QNHMC mass: the paper's M = I (default) or M = C = H.
+    /// QNHMC mass. Default M = C = H ([`QnhmcMass::InverseHessian`]:
+    /// effective inverse metric H); the paper's M = I gives H², whose step
+    /// size is set by the ratio of the posterior's largest to smallest
+    /// variance rather than its square root. Measured with `qnmc run`
+    /// (`scripts/qnhmc-defaults-sweep.sh`: L = 20, frozen, seeds 1–3): M = I failed to mix on
+    /// eight-schools, arK or sblrc-blr for some seed (R-hat up to 2.2); M = C
+    /// with the default γ mixed on all six test targets (R-hat ≤ 1.03).
     pub qnhmc_mass: QnhmcMass,
     /// QNHMC frozen mode: the memory learns during the first n warm-up
     /// iterations, then freezes, and the dual averaging restarts so the final
@@ -59,8 +66,19 @@ pub struct RunSettings {
     /// t_b the first draw of t's block of M draws (the paper's schedule, with
     /// κ = 0.51). `None`: constant ε (the default).
     pub hamcmc_decay: Option<f64>,
-    /// HAMCMC's γ of H⁰ = γI. Default 1.
-    pub hamcmc_gamma: f64,
+    /// γ of the L-BFGS base matrix H⁰ = γI (QNHMC, HAMCMC). `None`: γ =
+    /// sᵀy / yᵀy of the newest pair for QNHMC ([`InitialScaling::NewestPair`],
+    /// Nocedal & Wright's choice, starting from 1 while the memory is empty),
+    /// the fixed γ = 1 for HAMCMC (its paper fixes γ; HAMCMC accepts only
+    /// [`InitialScaling::Fixed`]).
+    ///
+    /// Why QNHMC's default is not the fixed γ = 1 of its paper: a direction
+    /// the memory's pairs do not reach keeps variance γ. On sblrc-blr
+    /// (posterior sds 0.001 and 0.07) a memory frozen with γ = 1 kept
+    /// variances 10⁶–10⁷ times too large, the step size collapsed and the
+    /// chains did not mix; with the newest pair's γ the same memory is within
+    /// a factor 0.8–4.4 of the posterior covariance in every direction.
+    pub gamma: Option<InitialScaling<f64>>,
     /// Minibatch size of the stochastic-gradient samplers and AMAGOLD. `None`:
     /// 10% of the data, at least 32 (all of it when smaller), for targets with
     /// data; ignored by targets without.
@@ -89,10 +107,10 @@ impl Default for RunSettings {
             step_size: None,
             leapfrog_steps: None,
             memory: None,
-            qnhmc_mass: QnhmcMass::Identity,
+            qnhmc_mass: QnhmcMass::InverseHessian,
             qnhmc_freeze_after: Some(500),
             hamcmc_decay: None,
-            hamcmc_gamma: 1.0,
+            gamma: None,
             batch_size: None,
             friction: None,
             target_acceptance: None,
@@ -145,11 +163,19 @@ impl RunSettings {
                 return Err(format!("--step-decay must be in (0.5, 1], got {k}"));
             }
         }
-        if !(self.hamcmc_gamma.is_finite() && self.hamcmc_gamma > 0.0) {
-            return Err(format!(
-                "--gamma must be a positive number, got {}",
-                self.hamcmc_gamma
-            ));
+        match (sampler, self.gamma) {
+            (_, Some(InitialScaling::Fixed(g) | InitialScaling::NewestPair(g)))
+                if !(g.is_finite() && g > 0.0) =>
+            {
+                return Err(format!("--gamma must be a positive number, got {g}"));
+            }
+            (SamplerKind::Hamcmc, Some(InitialScaling::NewestPair(_))) => {
+                return Err(
+                    "--gamma newest is for qnhmc; hamcmc takes a number (its paper's fixed gamma)"
+                        .into(),
+                );
+            }
+            _ => {}
         }
         if self.batch_size == Some(0) {
             return Err("--batch-size must be at least 1".into());
@@ -184,6 +210,15 @@ impl RunSettings {
             SamplerKind::Hamcmc => self.memory.unwrap_or(5),
             _ => self.memory.unwrap_or(10),
         }
+    }
+
+    /// γ of the L-BFGS base matrix for `sampler`, default applied (see
+    /// [`gamma`](Self::gamma)).
+    pub fn gamma_for(&self, sampler: SamplerKind) -> InitialScaling<f64> {
+        self.gamma.unwrap_or(match sampler {
+            SamplerKind::Hamcmc => InitialScaling::Fixed(1.0),
+            _ => InitialScaling::NewestPair(1.0),
+        })
     }
 
     /// Friction for `sampler`, default applied.
