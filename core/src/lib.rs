@@ -110,7 +110,7 @@ pub use real::Real;
 pub use samplers::{
     Amagold, AmagoldSettings, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings, HmcSettings,
     InverseMass, L2mc, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, MomentumRefresh,
-    Psgld, PsgldSettings, Qnhmc, QnhmcMass, QnhmcSettings, Sghmc, SghmcSettings, Sgld,
+    Psgld, PsgldSettings, Qnhmc, QnhmcMass, QnhmcSettings, Sghmc, SghmcSettings, SghmcUpdate, Sgld,
     SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings,
     StepSizeSchedule,
 };

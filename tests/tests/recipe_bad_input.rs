@@ -16,8 +16,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use qnmc::samplers::recipe::{
     Correction, DiagonalMetric, MinibatchHessianDiagonal, Psgld, PsgldSettings, Sghmc,
-    SghmcSettings, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld,
-    SgrldSettings, Thermostat,
+    SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings,
+    Sgrld, SgrldSettings, Thermostat,
 };
 use qnmc::{Error, MinibatchPotential};
 use rand_core::{Rng, SeedableRng};
@@ -201,6 +201,7 @@ fn set_step_size_validates_and_keeps_old_settings() {
             friction: 1.0,
             noise_estimate: 10.0,
             mass: 1.0,
+            update: SghmcUpdate::PositionFirst,
         },
         X0,
     )
@@ -518,14 +519,20 @@ fn non_finite_gradients_metrics_and_proposals_leave_the_state_unchanged() {
             true,
         );
     }
-    exercise(
-        "SGHMC",
-        Sghmc::<f64, 2>::new(SghmcSettings::new(0.5, 1.0), X0).unwrap(),
-        Some(Sghmc::<f64, 2>::new(SghmcSettings::new(4.0, 0.1), X0).unwrap()),
-        |s| [bits(s.position()), bits(s.momentum())].concat(),
-        |s, t, _, r| s.step(t, r).map(|_| ()),
-        false,
-    );
+    for update in [SghmcUpdate::PositionFirst, SghmcUpdate::RecipeEuler] {
+        let settings = |eps: f64, c: f64| SghmcSettings {
+            update,
+            ..SghmcSettings::new(eps, c)
+        };
+        exercise(
+            &format!("SGHMC {update:?}"),
+            Sghmc::<f64, 2>::new(settings(0.5, 1.0), X0).unwrap(),
+            Some(Sghmc::<f64, 2>::new(settings(4.0, 0.1), X0).unwrap()),
+            |s| [bits(s.position()), bits(s.momentum())].concat(),
+            |s, t, _, r| s.step(t, r).map(|_| ()),
+            false,
+        );
+    }
     for th in [Thermostat::Adaptive, Thermostat::Fixed] {
         let mut st = SgnhtSettings::new(0.1, 1.0);
         st.thermostat = th;
@@ -616,4 +623,51 @@ fn psgld_non_finite_hessian_is_an_error() {
             "frozen: Γ = 0, Hessian unused"
         );
     }
+}
+
+/// Position-first SGHMC with a momentum so large that θ + εr/m overflows: the
+/// step is `NonFiniteProposal`, found before the gradient is evaluated (the
+/// target is never called at a non-finite θ), after the batch and the D
+/// normals are drawn (the generator advances exactly as in a normal step);
+/// the sampler is unchanged and steps on normally once r is reset.
+#[test]
+fn sghmc_position_first_overflowing_position_is_refused_before_the_gradient() {
+    struct Watch {
+        inner: Faulty,
+        calls: Cell<usize>,
+    }
+    impl MinibatchPotential<f64, 2> for Watch {
+        type Batch = u64;
+        fn draw_batch<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
+            self.inner.draw_batch(rng)
+        }
+        fn minibatch_gradient(&self, b: &u64, x: &[f64; 2], g: &mut [f64; 2]) {
+            assert!(x.iter().all(|v| v.is_finite()), "gradient at {x:?}");
+            self.calls.set(self.calls.get() + 1);
+            self.inner.minibatch_gradient(b, x, g)
+        }
+    }
+    let target = Watch {
+        inner: Faulty {
+            fault: Cell::new(None),
+        },
+        calls: Cell::new(0),
+    };
+    let mut s = Sghmc::<f64, 2>::new(SghmcSettings::new(4.0, 0.1), X0).unwrap();
+    s.set_momentum([f64::MAX, 0.0]).unwrap();
+    let before = [bits(s.position()), bits(s.momentum())].concat();
+    let mut rng = XorShiftRng::seed_from_u64(4);
+    let r = no_panic("overflowing θ", || s.step(&target, &mut rng));
+    assert_eq!(r.err(), Some(Error::NonFiniteProposal));
+    assert_eq!(target.calls.get(), 0, "gradient evaluated");
+    assert_eq!([bits(s.position()), bits(s.momentum())].concat(), before);
+    // The generator moved by one batch (one u64) and two normals.
+    let mut expected = XorShiftRng::seed_from_u64(4);
+    let _ = expected.next_u64();
+    let mut w = [0.0f64; 2];
+    qnmc::random::fill_standard_normal(&mut expected, &mut w);
+    assert_eq!(rng.next_u64(), expected.next_u64());
+    s.set_momentum([0.0, 0.0]).unwrap();
+    assert!(s.step(&target, &mut rng).is_ok());
+    assert_eq!(target.calls.get(), 1);
 }

@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use qnmc::Real;
 use qnmc::samplers::recipe::{
-    Correction, Psgld, PsgldSettings, Sghmc, SghmcSettings, Sgld, SgldSettings, Sgnht,
+    Correction, Psgld, PsgldSettings, Sghmc, SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht,
     SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings, Thermostat,
 };
 use qnmc_tests::heap::{CountingAllocator, count_heap};
@@ -129,11 +129,12 @@ fn all_samplers<T: Real>() {
         run!("SGRHMC", Sgrhmc::<T, 4>::new(st, x0).unwrap(), |s, rng| s
             .step(&t, &BumpMetric, rng));
     }
-    run!(
-        "SGHMC",
-        Sghmc::<T, 4>::new(SghmcSettings::new(eps, T::ONE), x0).unwrap(),
-        |s, rng| s.step(&t, rng)
-    );
+    for update in [SghmcUpdate::PositionFirst, SghmcUpdate::RecipeEuler] {
+        let mut st = SghmcSettings::new(eps, T::ONE);
+        st.update = update;
+        run!("SGHMC", Sghmc::<T, 4>::new(st, x0).unwrap(), |s, rng| s
+            .step(&t, rng));
+    }
     for th in [Thermostat::Adaptive, Thermostat::Fixed] {
         let mut st = SgnhtSettings::new(eps, T::ONE);
         st.thermostat = th;

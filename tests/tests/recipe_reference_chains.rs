@@ -4,8 +4,13 @@
 //! same seed for 500 steps; every coordinate of θ (and r, ξ, V, G) must agree to
 //! 1e-10·max(1, |reference|).
 //!
-//! Also the identities: SGHMC with C = 0, B̂ = 0 is the naive SGHMC of the
-//! recipe's eq. (15); pSGLD with G frozen at I is SGLD (bit for bit).
+//! SGHMC is checked in both update orders: `RecipeEuler` against eq. (18) to
+//! 1e-10, the default `PositionFirst` against Chen et al.'s Algorithm 2 (θ
+//! first, gradient at the new θ) to 1e-12.
+//!
+//! Also the identities: SGHMC (`RecipeEuler`) with C = 0, B̂ = 0 is the naive
+//! SGHMC of the recipe's eq. (15); pSGLD with G frozen at I is SGLD (bit for
+//! bit).
 //!
 //! Negative controls show the comparison can fail: dropping Γ, flipping its sign
 //! (the paper's printed eq. 6/9), or changing the friction, in the reference, is
@@ -13,12 +18,12 @@
 
 use nalgebra::DVector;
 use qnmc::samplers::recipe::{
-    Correction, Psgld, PsgldSettings, Sghmc, SghmcSettings, Sgld, SgldSettings, Sgnht,
+    Correction, Psgld, PsgldSettings, Sghmc, SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht,
     SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings, Thermostat,
 };
 use qnmc_tests::recipe::{
-    BumpMetric, NoisyGaussian, draw, naive_sghmc_step, psgld_step, sghmc_step, sgld_step,
-    sgnht_step, sgrhmc_step, sgrld_step,
+    BumpMetric, NoisyGaussian, draw, naive_sghmc_step, psgld_step, sghmc_position_first_step,
+    sghmc_step, sgld_step, sgnht_step, sgrhmc_step, sgrld_step,
 };
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
@@ -190,6 +195,7 @@ fn sghmc_chain(friction: f64, bhat: f64, mass: f64, reference_friction: f64) -> 
         friction,
         noise_estimate: bhat,
         mass,
+        update: SghmcUpdate::RecipeEuler,
     };
     let mut core = Sghmc::<f64, 3>::new(settings, X0).unwrap();
     core.set_momentum([0.3, -0.2, 0.1]).unwrap();
@@ -212,10 +218,77 @@ fn sghmc_chain(friction: f64, bhat: f64, mass: f64, reference_friction: f64) -> 
 fn sghmc_matches_reference() {
     for (c, b, m) in [(1.0, 0.0, 1.0), (2.0, 10.0, 1.5)] {
         let worst = sghmc_chain(c, b, m, c);
-        println!("SGHMC C={c} B={b} m={m}: {worst:.2e}");
+        println!("SGHMC recipe Euler C={c} B={b} m={m}: {worst:.2e}");
         assert!(worst <= TOL);
     }
     assert!(sghmc_chain(1.0, 0.0, 1.0, 1.01) > 1e-6, "negative control");
+}
+
+/// Tolerance of the position-first comparison: the reference is written with
+/// nalgebra in another association order, so agreement is to rounding, not
+/// bit for bit.
+const POSITION_FIRST_TOL: f64 = 1e-12;
+
+/// The default (`PositionFirst`) core SGHMC against the dense Algorithm 2
+/// reference from the same seed; returns the worst error over `STEPS` steps.
+fn sghmc_position_first_chain(
+    friction: f64,
+    bhat: f64,
+    mass: f64,
+    reference_friction: f64,
+    reference_gradient_at_new: bool,
+) -> f64 {
+    let t = target(0.5);
+    let eps = 0.05;
+    let mut settings = SghmcSettings::new(eps, friction);
+    settings.noise_estimate = bhat;
+    settings.mass = mass;
+    assert_eq!(settings.update, SghmcUpdate::PositionFirst, "the default");
+    let mut core = Sghmc::<f64, 3>::new(settings, X0).unwrap();
+    core.set_momentum([0.3, -0.2, 0.1]).unwrap();
+    let (mut ra, mut rb) = (rng(20), rng(20));
+    let mut theta = DVector::from_column_slice(&X0);
+    let mut r = DVector::from_column_slice(&[0.3, -0.2, 0.1]);
+    let mut worst = 0.0f64;
+    for _ in 0..STEPS {
+        core.step(&t, &mut ra).unwrap();
+        (theta, r) = sghmc_position_first_step::<3, _, _>(
+            &t,
+            &theta,
+            &r,
+            &mut rb,
+            eps,
+            reference_friction,
+            bhat,
+            mass,
+            reference_gradient_at_new,
+        );
+        worst = worst
+            .max(err(core.position(), &theta))
+            .max(err(core.momentum(), &r));
+    }
+    assert!(theta.norm() < 20.0, "chain exploded: {theta}");
+    worst
+}
+
+/// Measured: worst 1.7e-15 (C = 1, m = 1) and 1.4e-15 (C = 2, B̂ = 10,
+/// m = 1.5); 0 with C = 0. Negative controls: friction 1.01 in the reference
+/// 2e-2, the gradient at the old θ 0.18.
+#[test]
+fn sghmc_position_first_matches_algorithm_2_reference() {
+    for (c, b, m) in [(1.0, 0.0, 1.0), (2.0, 10.0, 1.5), (0.0, 0.0, 1.0)] {
+        let worst = sghmc_position_first_chain(c, b, m, c, true);
+        println!("SGHMC position-first C={c} B={b} m={m}: {worst:.2e}");
+        assert!(worst <= POSITION_FIRST_TOL, "{worst}");
+    }
+    let other_friction = sghmc_position_first_chain(1.0, 0.0, 1.0, 1.01, true);
+    let old_gradient = sghmc_position_first_chain(1.0, 0.0, 1.0, 1.0, false);
+    println!(
+        "negative controls: friction 1.01 in the reference {other_friction:.2e}, \
+         gradient at the old θ (eq. 18) {old_gradient:.2e}"
+    );
+    assert!(other_friction > 1e-6, "negative control: friction");
+    assert!(old_gradient > 1e-6, "negative control: update order");
 }
 
 fn sgnht_chain(thermostat: Thermostat, reference_fixed: bool) -> f64 {
@@ -300,14 +373,69 @@ fn sgrhmc_matches_reference_corrected_and_naive() {
     );
 }
 
-/// SGHMC with C = 0 and B̂ = 0 is the naive SGHMC of the recipe's eq. (15). The
-/// naive recursion below draws the batch and then D normals it does not use (the
-/// core draws them every step, as documented), so both consume the same stream.
+/// `RecipeEuler` is the SGHMC the core had before the update order became a
+/// setting, bit for bit: an FNV-1a hash of every θ and r bit over 500 steps
+/// (seed 21, two settings) equals the hash the previous code (commit 5bdaa3d,
+/// `SghmcSettings::new` with the same fields) produced. Any change in the
+/// arithmetic, its order or the random-number use changes the hash.
+#[test]
+fn sghmc_recipe_euler_is_the_previous_sampler_bit_for_bit() {
+    let t = target(0.5);
+    for (c, b, m, expected) in [
+        (1.0, 0.0, 1.0, 0x05f6_d2e3_99a2_7d40u64),
+        (2.0, 10.0, 1.5, 0x1e1d_a443_4980_1af5),
+    ] {
+        let settings = SghmcSettings {
+            step_size: 0.05,
+            friction: c,
+            noise_estimate: b,
+            mass: m,
+            update: SghmcUpdate::RecipeEuler,
+        };
+        let mut core = Sghmc::<f64, 3>::new(settings, X0).unwrap();
+        core.set_momentum([0.3, -0.2, 0.1]).unwrap();
+        let mut r = rng(21);
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for _ in 0..STEPS {
+            core.step(&t, &mut r).unwrap();
+            for x in core.position().iter().chain(core.momentum()) {
+                h = (h ^ x.to_bits()).wrapping_mul(0x0100_0000_01b3);
+            }
+        }
+        assert_eq!(h, expected, "C={c} B={b} m={m}");
+        // Negative control: the default order gives another chain.
+        let mut other = Sghmc::<f64, 3>::new(
+            SghmcSettings {
+                update: SghmcUpdate::PositionFirst,
+                ..settings
+            },
+            X0,
+        )
+        .unwrap();
+        other.set_momentum([0.3, -0.2, 0.1]).unwrap();
+        let mut r = rng(21);
+        other.step(&t, &mut r).unwrap();
+        let mut r = rng(21);
+        let mut first = Sghmc::<f64, 3>::new(settings, X0).unwrap();
+        first.set_momentum([0.3, -0.2, 0.1]).unwrap();
+        first.step(&t, &mut r).unwrap();
+        assert_ne!(other.momentum(), first.momentum());
+    }
+}
+
+/// SGHMC (`RecipeEuler`) with C = 0 and B̂ = 0 is the naive SGHMC of the
+/// recipe's eq. (15). The naive recursion below draws the batch and then D
+/// normals it does not use (the core draws them every step, as documented), so
+/// both consume the same stream.
 #[test]
 fn sghmc_without_friction_is_naive_eq15() {
     let t = target(1.0);
     let eps = 0.02;
-    let mut core = Sghmc::<f64, 3>::new(SghmcSettings::new(eps, 0.0), X0).unwrap();
+    let euler = |c: f64| SghmcSettings {
+        update: SghmcUpdate::RecipeEuler,
+        ..SghmcSettings::new(eps, c)
+    };
+    let mut core = Sghmc::<f64, 3>::new(euler(0.0), X0).unwrap();
     core.set_momentum([0.3, -0.2, 0.1]).unwrap();
     let (mut ra, mut rb) = (rng(17), rng(17));
     let mut theta = DVector::from_column_slice(&X0);
@@ -324,7 +452,7 @@ fn sghmc_without_friction_is_naive_eq15() {
     println!("SGHMC(C=0, B=0) vs eq. 15: {worst:.2e}");
     assert!(worst <= TOL);
     // Negative control: any friction breaks the identity.
-    let mut core = Sghmc::<f64, 3>::new(SghmcSettings::new(eps, 0.01), X0).unwrap();
+    let mut core = Sghmc::<f64, 3>::new(euler(0.01), X0).unwrap();
     let (mut ra, mut rb) = (rng(17), rng(17));
     let (mut theta, mut r) = (DVector::from_column_slice(&X0), DVector::zeros(3));
     for _ in 0..50 {

@@ -25,6 +25,6 @@ pub use hmc::{Hmc, HmcSettings, InverseMass};
 pub use metropolis::DIVERGENCE_THRESHOLD;
 pub use qnhmc::{MemoryUpdate, Qnhmc, QnhmcMass, QnhmcSettings};
 pub use recipe::{
-    Psgld, PsgldSettings, Sghmc, SghmcSettings, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc,
-    SgrhmcSettings, Sgrld, SgrldSettings,
+    Psgld, PsgldSettings, Sghmc, SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht,
+    SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings,
 };

@@ -1,7 +1,7 @@
 //! Dense reference implementations for the complete-recipe samplers
 //! (`qnmc::samplers::recipe`), written from each paper's own update equations in
 //! block form (Ma, Chen & Fox 2015 eq. 18, 19, 20, 24, 27, 30; Li et al. 2016
-//! Algorithm 1), not from the core's generic (D, Q, Γ) engine, plus the targets,
+//! Algorithm 1; Chen, Fox & Guestrin 2014 Algorithm 2), not from the core's generic (D, Q, Γ) engine, plus the targets,
 //! metrics and linear-recursion algebra (discrete Lyapunov equation) the
 //! `tests/recipe_*.rs` files use.
 //!
@@ -238,7 +238,8 @@ pub fn sgrld_step(
     theta - (&ginv * g) * eps + gamma * eps + root * w * eps.sqrt()
 }
 
-/// SGHMC, recipe eq. (18), M = mI: simultaneous update of (θ, r) from the old state.
+/// SGHMC, recipe eq. (18) (`SghmcUpdate::RecipeEuler`), M = mI: simultaneous
+/// update of (θ, r) from the old state.
 #[allow(clippy::too_many_arguments)]
 pub fn sghmc_step(
     theta: &DVector<f64>,
@@ -254,6 +255,63 @@ pub fn sghmc_step(
     let r_new = r - g * eps - r * (eps * friction / mass)
         + w * (eps * (2.0 * friction - eps * bhat)).sqrt();
     (theta_new, r_new)
+}
+
+/// SGHMC in Chen et al.'s Algorithm 2 order (`SghmcUpdate::PositionFirst`),
+/// M = mI, written from the paper: θ′ = θ + (ε/m)·r first; then the batch and
+/// D normals w are drawn ([`draw`]) and the gradient is taken at θ′;
+/// r′ = r − ε∇Ũ(θ′) − (εC/m)·r + √(ε(2C − εB̂))·w (friction on the old r).
+/// With `gradient_at_new` false the gradient is taken at the old θ instead
+/// (the recipe's eq. 18; a negative control).
+#[allow(clippy::too_many_arguments)]
+pub fn sghmc_position_first_step<const D: usize, P: MinibatchPotential<f64, D>, R: Rng>(
+    target: &P,
+    theta: &DVector<f64>,
+    r: &DVector<f64>,
+    rng: &mut R,
+    eps: f64,
+    friction: f64,
+    bhat: f64,
+    mass: f64,
+    gradient_at_new: bool,
+) -> (DVector<f64>, DVector<f64>) {
+    let theta_new = theta + r * (eps / mass);
+    let at = if gradient_at_new { &theta_new } else { theta };
+    let (g, w) = draw::<D, _, _>(target, at, rng);
+    let r_new = r - g * eps - r * (eps * friction / mass)
+        + w * (eps * (2.0 * friction - eps * bhat)).sqrt();
+    (theta_new, r_new)
+}
+
+/// The θ-r iteration matrix A and noise covariance Q of SGHMC (m = 1) on
+/// U = ½θᵀPθ with ∇Ũ = Pθ + σν, ν ~ N(0, I): x = (θ, r), x′ = Ax + η,
+/// η ~ N(0, Q), Q = diag(0, (ε²σ² + ε(2C − εB̂))I) for both orders;
+/// recipe Euler A = [[I, εI], [−εP, (1 − εC)I]], position-first
+/// A = [[I, εI], [−εP, (1 − εC)I − ε²P]] (r′ = r − εP(θ + εr) − εCr − εσν + …).
+pub fn sghmc_linear_recursion(
+    p: &DMatrix<f64>,
+    eps: f64,
+    friction: f64,
+    bhat: f64,
+    noise_sd: f64,
+    position_first: bool,
+) -> (DMatrix<f64>, DMatrix<f64>) {
+    let d = p.nrows();
+    let mut a = DMatrix::zeros(2 * d, 2 * d);
+    let mut q = DMatrix::zeros(2 * d, 2 * d);
+    for i in 0..d {
+        a[(i, i)] = 1.0;
+        a[(i, d + i)] = eps;
+        a[(d + i, d + i)] = 1.0 - eps * friction;
+        for j in 0..d {
+            a[(d + i, j)] = -eps * p[(i, j)];
+            if position_first {
+                a[(d + i, d + j)] -= eps * eps * p[(i, j)];
+            }
+        }
+        q[(d + i, d + i)] = eps * eps * noise_sd * noise_sd + eps * (2.0 * friction - eps * bhat);
+    }
+    (a, q)
 }
 
 /// The naive SGHMC of the recipe's eq. (15) (M = I): θ ← θ + εr, r ← r − ε∇Ũ.

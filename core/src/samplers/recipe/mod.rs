@@ -9,14 +9,17 @@
 //!
 //! driven by a [`RecipeDynamics`] that supplies D·v, Q·v, Γ and a square root of
 //! 2D − εB̂ on the extended state z = (θ, r, ξ, …). Each named sampler is the
-//! engine plus one choice of (H, D, Q, Γ):
+//! engine plus one choice of (H, D, Q, Γ) — except the default order of
+//! [`Sghmc`], which is Chen et al.'s position-first step (the gradient at the
+//! new θ, [`SghmcUpdate::PositionFirst`]), written in its own file; the
+//! engine's simultaneous form is [`SghmcUpdate::RecipeEuler`]:
 //!
 //! | sampler | paper (recipe eq.) | z | D | Q | Γ | exact? |
 //! |---|---|---|---|---|---|---|
 //! | [`Sgld`] | Welling & Teh 2011 (19) | θ | I | 0 | 0 | biased O(ε) |
 //! | [`Psgld`] | Li et al. 2016 | θ | G = diag(1/(λ+√V)) | 0 | dropped (`step`) or Li et al.'s (`step_corrected`) | biased (adaptive G, Γ dropped); O(ε) once G is frozen |
 //! | [`Sgrld`] | Patterson & Teh 2013 (20) | θ | G(θ)⁻¹ | 0 | ∂ⱼ(G⁻¹)ᵢⱼ | biased O(ε) |
-//! | [`Sghmc`] | Chen et al. 2014 (18) | (θ, r) | diag(0, C) | `[[0,−I],[I,0]]` | 0 | biased O(ε) |
+//! | [`Sghmc`] | Chen et al. 2014, Alg. 2 (default) / recipe (18) | (θ, r) | diag(0, C) | `[[0,−I],[I,0]]` | 0 | biased O(ε) |
 //! | [`Sgnht`] | Ding et al. 2014 (24) | (θ, r, ξ) | diag(0, A·I, 0) | see [`Sgnht`] | (0, 0, −1) | biased O(ε) |
 //! | [`Sgrhmc`] | Ma et al. 2015 (30) / naive (27) | (θ, r) | diag(0, G⁻¹) | `[[0,−G^{−½}],[G^{−½},0]]` | (0, ∂ⱼ(G^{−½})ᵢⱼ) | gSGRHMC biased O(ε); naive wrong |
 //! | [`crate::Hamcmc`] | Şimşekli et al. 2016 | θ | H_t (L-BFGS) | 0 | 0 by construction | biased O(ε) |
@@ -74,7 +77,7 @@ mod sgrld;
 
 pub use engine::{RecipeDynamics, recipe_update, recipe_work_len};
 pub use psgld::{MinibatchHessianDiagonal, Psgld, PsgldSettings};
-pub use sghmc::{Sghmc, SghmcSettings};
+pub use sghmc::{Sghmc, SghmcSettings, SghmcUpdate};
 pub use sgld::{Sgld, SgldSettings};
 pub use sgnht::{Sgnht, SgnhtSettings, Thermostat};
 pub use sgrhmc::{Sgrhmc, SgrhmcSettings};
@@ -134,7 +137,6 @@ pub(crate) fn evaluate_metric<T: Real, const D: usize, G: DiagonalMetric<T, D> +
     Ok(())
 }
 
-/// D ≥ 1 and a finite initial position.
 /// The common start of every recipe sampler's step, in the documented order:
 /// draw the batch Ω, fill `normals` with standard normals, evaluate
 /// ∇Ũ_Ω(`position`) into `gradient`. Returns the step's statistics (one
@@ -153,19 +155,53 @@ where
     P: MinibatchPotential<T, D>,
     R: Rng + ?Sized,
 {
+    let batch = draw_step_randomness(target, rng, normals);
+    let stats = step_gradient(target, &batch, step_size, position, gradient)?;
+    Ok((stats, batch))
+}
+
+/// The random numbers of one step, in the documented order: the batch Ω (drawn
+/// by the target), then D standard normals into `normals`.
+pub(crate) fn draw_step_randomness<T, const D: usize, P, R>(
+    target: &P,
+    rng: &mut R,
+    normals: &mut [T; D],
+) -> P::Batch
+where
+    T: Real,
+    P: MinibatchPotential<T, D>,
+    R: Rng + ?Sized,
+{
+    let batch = target.draw_batch(rng);
+    fill_standard_normal(rng, normals);
+    batch
+}
+
+/// ∇Ũ_Ω(`position`) into `gradient` and the step's statistics (one gradient,
+/// no MH test), or `NonFiniteGradient`.
+pub(crate) fn step_gradient<T, const D: usize, P>(
+    target: &P,
+    batch: &P::Batch,
+    step_size: T,
+    position: &[T; D],
+    gradient: &mut [T; D],
+) -> Result<StepStats<T>, Error>
+where
+    T: Real,
+    P: MinibatchPotential<T, D>,
+{
     let mut stats = StepStats::new(step_size);
     stats.accepted = true;
     stats.acceptance_probability = T::ONE;
-    let batch = target.draw_batch(rng);
-    fill_standard_normal(rng, normals);
-    target.minibatch_gradient(&batch, position, gradient);
+    target.minibatch_gradient(batch, position, gradient);
     stats.gradient_evaluations = 1;
     if !all_finite(gradient) {
         return Err(Error::NonFiniteGradient);
     }
-    Ok((stats, batch))
+    Ok(stats)
 }
 
+/// D ≥ 1 and a finite initial position.
 pub(crate) fn check_initial<T: Real, const D: usize>(initial: &[T; D]) -> Result<(), Error> {
     if D == 0 {
         return Err(Error::invalid("D", ">= 1"));
