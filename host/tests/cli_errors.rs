@@ -153,6 +153,14 @@ fn unknown_sampler_and_target_list_the_valid_names() {
         "expected `inverse-hessian` (M = C) or `identity` (the paper's M = I), got `unit`",
     );
     assert_usage_error(
+        qnmc(
+            &["run", "--target", "gaussian", "--sghmc-update", "leapfrog"],
+            &dir,
+        ),
+        "expected `position-first` (Chen et al.'s Algorithm 2) or `recipe-euler` \
+         (the complete recipe's eq. 18), got `leapfrog`",
+    );
+    assert_usage_error(
         qnmc(&["reproduce", "table9", "--output", "out"], &dir),
         "error: unknown reproduction `table9`; valid: qnhmc-table1,",
     );

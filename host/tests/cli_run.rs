@@ -96,6 +96,53 @@ fn run_writes_csvs_and_a_summary_that_parse() {
     }
 }
 
+/// `--sghmc-update` reaches the run: the CSV header names the order, the
+/// default being position-first.
+#[test]
+fn sghmc_update_order_is_in_the_csv_header() {
+    let dir = scratch("sghmc-update");
+    for (extra, expected) in [
+        (None, "update = position-first"),
+        (Some("recipe-euler"), "update = recipe-euler"),
+    ] {
+        let mut args = vec![
+            "run",
+            "--sampler",
+            "sghmc",
+            "--target",
+            "gaussian",
+            "--dimension",
+            "2",
+            "--chains",
+            "1",
+            "--warmup",
+            "10",
+            "--draws",
+            "20",
+            "--quiet",
+            "--force",
+            "--output",
+            "out",
+        ];
+        if let Some(order) = extra {
+            args.extend(["--sghmc-update", order]);
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_qnmc"))
+            .args(&args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(dir.join("out/chain_1.csv")).unwrap();
+        assert!(text.contains(expected), "{expected} not in:\n{text}");
+    }
+}
+
 #[test]
 fn reproduce_writes_the_report_and_its_charts() {
     let dir = scratch("reproduce");

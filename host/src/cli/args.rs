@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use qnmc::QnhmcMass;
 use qnmc::lbfgs::InitialScaling;
+use qnmc::{QnhmcMass, SghmcUpdate};
 
 use crate::run::SamplerKind;
 
@@ -49,6 +49,17 @@ fn parse_mass(s: &str) -> Result<QnhmcMass, String> {
         "identity" => Ok(QnhmcMass::Identity),
         _ => Err(format!(
             "expected `inverse-hessian` (M = C) or `identity` (the paper's M = I), got `{s}`"
+        )),
+    }
+}
+
+fn parse_sghmc_update(s: &str) -> Result<SghmcUpdate, String> {
+    match s {
+        "position-first" => Ok(SghmcUpdate::PositionFirst),
+        "recipe-euler" => Ok(SghmcUpdate::RecipeEuler),
+        _ => Err(format!(
+            "expected `position-first` (Chen et al.'s Algorithm 2) or `recipe-euler` \
+             (the complete recipe's eq. 18), got `{s}`"
         )),
     }
 }
@@ -112,6 +123,11 @@ pub struct SamplerArgs {
     /// Friction: C of SGHMC, A of SGNHT (default 1), beta of AMAGOLD (default 0.1).
     #[arg(long)]
     pub friction: Option<f64>,
+    /// SGHMC update order: `position-first` (the default: theta first, then r with
+    /// the gradient at the new theta, Chen et al.'s Algorithm 2) or
+    /// `recipe-euler` (both from the old state, the complete recipe's eq. 18).
+    #[arg(long, value_parser = parse_sghmc_update, default_value = "position-first")]
+    pub sghmc_update: SghmcUpdate,
     /// Target acceptance of the dual averaging (default 0.8; MH-BFGS 0.3).
     #[arg(long)]
     pub target_acceptance: Option<f64>,

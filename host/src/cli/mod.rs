@@ -89,6 +89,7 @@ pub fn run_settings(a: &SamplerArgs) -> RunSettings {
         gamma: a.gamma,
         batch_size: a.batch_size,
         friction: a.friction,
+        sghmc_update: a.sghmc_update,
         target_acceptance: a.target_acceptance,
         init_radius: a.init_radius,
     }

@@ -199,7 +199,13 @@ pub(crate) fn run_chain<const D: usize>(
         SamplerKind::Sghmc => go!(
             job,
             x,
-            Sghmc::<f64, D>::new(SghmcSettings::new(eps, s.friction_for(kind)), start)
+            Sghmc::<f64, D>::new(
+                SghmcSettings {
+                    update: s.sghmc_update,
+                    ..SghmcSettings::new(eps, s.friction_for(kind))
+                },
+                start
+            )
         ),
         SamplerKind::Sgnht => go!(
             job,

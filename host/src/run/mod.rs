@@ -20,7 +20,7 @@
 //!
 //! SGRLD and SGRHMC need a metric G(θ); general targets have none, so they
 //! run with the constant G = I, with which they reduce to SGLD and SGHMC
-//! (unit friction). Samplers without a Metropolis test report
+//! (unit friction, in SGHMC's recipe-Euler order). Samplers without a Metropolis test report
 //! `accept_stat__` = 1; a step they refuse (non-finite gradient) is a
 //! divergent iteration that keeps the previous state.
 //!
@@ -257,9 +257,22 @@ fn describe(
                 },
             );
         }
-        SamplerKind::Sghmc | SamplerKind::Sgnht => {
-            push("friction", s.friction_for(sampler).to_string())
+        SamplerKind::Sghmc => {
+            push("friction", s.friction_for(sampler).to_string());
+            push(
+                "update",
+                match s.sghmc_update {
+                    qnmc::SghmcUpdate::PositionFirst => {
+                        "position-first (theta, then r with the gradient at the new theta; Chen et al. Alg. 2)"
+                    }
+                    qnmc::SghmcUpdate::RecipeEuler => {
+                        "recipe-euler (theta and r from the old state; Ma et al. eq. 18)"
+                    }
+                }
+                .to_string(),
+            );
         }
+        SamplerKind::Sgnht => push("friction", s.friction_for(sampler).to_string()),
         SamplerKind::Sgrld | SamplerKind::Sgrhmc => push("metric", "constant G = I".to_string()),
         SamplerKind::MhBfgs | SamplerKind::Sgld | SamplerKind::Psgld => {}
     }

@@ -1,8 +1,8 @@
 //! Settings of a run: chain counts, lengths and every sampler's tuning knobs,
 //! with the defaults documented where they come from.
 
-use qnmc::QnhmcMass;
 use qnmc::lbfgs::InitialScaling;
+use qnmc::{QnhmcMass, SghmcUpdate};
 
 use super::SamplerKind;
 
@@ -86,6 +86,11 @@ pub struct RunSettings {
     /// Friction: C of SGHMC, A of SGNHT, β of AMAGOLD. `None`: 1 for SGHMC
     /// and SGNHT (Chen et al. 2014 use C of order 1), 0.1 for AMAGOLD.
     pub friction: Option<f64>,
+    /// SGHMC update order. Default [`SghmcUpdate::PositionFirst`] (Chen et
+    /// al.'s Algorithm 2: θ first, then r with the gradient at the new θ);
+    /// [`SghmcUpdate::RecipeEuler`] is the complete recipe's eq. (18), which
+    /// diverges once ε·(curvature) exceeds the friction.
+    pub sghmc_update: SghmcUpdate,
     /// Target acceptance δ of the dual averaging. `None`: 0.8 (Stan's
     /// default), 0.3 for MH-BFGS (a random-walk proposal; Roberts et al.'s
     /// optimum is 0.234).
@@ -113,6 +118,7 @@ impl Default for RunSettings {
             gamma: None,
             batch_size: None,
             friction: None,
+            sghmc_update: SghmcUpdate::PositionFirst,
             target_acceptance: None,
             init_radius: 2.0,
         }

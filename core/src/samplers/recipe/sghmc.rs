@@ -255,6 +255,9 @@ impl<T: Real, const D: usize> Sghmc<T, D> {
             return Err(Error::NonFiniteProposal);
         }
         let stats = step_gradient(target, &batch, eps, &self.proposal[0], &mut self.gradient)?;
+        // r′ = r + Δr with the increment summed first, as the papers' loop
+        // `r += −ε∇Ũ − εCr/m + noise` rounds (the host's AMAGOLD Fig. 1
+        // reproduction checks the chains are identical bit for bit).
         let noise = eps.sqrt() * (T::TWO * friction - eps * noise_estimate).sqrt();
         for (((o, &ri), &g), &w) in self.proposal[1]
             .iter_mut()
