@@ -181,7 +181,8 @@ impl<T: Real, const D: usize> Psgld<T, D> {
 
     /// One step without Γ (Li et al.'s practice). On a non-finite gradient or
     /// proposal it returns the error and leaves the sampler (θ, V, G) exactly as
-    /// before the call.
+    /// before the call; a gradient so large that (s·g)² overflows V is
+    /// [`Error::NonFiniteGradient`] too.
     pub fn step<P: MinibatchPotential<T, D>, R: Rng + ?Sized>(
         &mut self,
         target: &P,
@@ -252,7 +253,11 @@ impl<T: Real, const D: usize> Psgld<T, D> {
                     };
                 }
             }
-            if !all_finite(&self.new_preconditioner) || (corrected && !all_finite(&self.correction))
+            // A finite gradient whose square overflows V would make V = ∞ and
+            // G = 0 for good (α > 0 keeps V infinite): refuse the step instead.
+            if !all_finite(&self.new_square_average)
+                || !all_finite(&self.new_preconditioner)
+                || (corrected && !all_finite(&self.correction))
             {
                 return Err(Error::NonFiniteGradient);
             }
