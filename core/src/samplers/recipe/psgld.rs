@@ -59,7 +59,8 @@ pub struct PsgldSettings<T> {
     pub step_size: T,
     /// RMSprop decay α ∈ [0, 1) (Li et al. use 0.99).
     pub decay: T,
-    /// λ > 0 added to √V (Li et al. use 1e-5).
+    /// λ > 0 added to √V (Li et al. use 1e-5), with 1/λ finite: G = 1/λ
+    /// wherever V = 0, as before the first step.
     pub regularizer: T,
     /// s > 0 multiplying ∇Ũ before it enters V (1/N reproduces Li et al.).
     pub gradient_scale: T,
@@ -83,6 +84,12 @@ impl<T: Real> PsgldSettings<T> {
             return Err(Error::invalid("decay", "in [0, 1)"));
         }
         require_positive(self.regularizer, "regularizer")?;
+        if !(T::ONE / self.regularizer).is_finite() {
+            return Err(Error::invalid(
+                "regularizer",
+                "finite and > 0, with 1 / regularizer finite",
+            ));
+        }
         require_positive(self.gradient_scale, "gradient_scale")
     }
 }
