@@ -19,7 +19,8 @@ pub struct CurvaturePolicy<T> {
     /// λ ≥ 0: the pair enters as (s, y + λ s), so L-BFGS approximates
     /// (∇²U + λI)⁻¹ (HAMCMC's trust region). 0 disables it.
     pub trust_region: T,
-    /// ε ≥ 0: skip the pair when sᵀy ≤ ε‖s‖‖y‖ (after the trust-region shift).
+    /// ε ≥ 0: skip the pair when sᵀy ≤ ε‖s‖‖y‖ (after the trust-region shift;
+    /// evaluated without overflow, so ε = 0 is exactly the rule sᵀy > 0).
     pub min_relative_curvature: T,
 }
 
@@ -50,11 +51,40 @@ impl<T: Real> CurvaturePolicy<T> {
             axpy(self.trust_region, s, y);
         }
         let sy = dot(s, y);
-        let bound = self.min_relative_curvature * norm(s) * norm(y);
-        if sy.is_finite() && sy > T::ZERO && sy > bound {
+        if !(sy.is_finite() && sy > T::ZERO && all_finite(y)) {
+            return None;
+        }
+        if self.min_relative_curvature == T::ZERO {
+            return Some(sy);
+        }
+        // sᵀy > ε‖s‖‖y‖ on s/max|sᵢ| and y/max|yᵢ| (both sides divided by the
+        // two maxima): every entry is at most 1 in magnitude, so neither the
+        // norms nor their product can overflow or underflow. Unscaled, a pair
+        // with ‖y‖² above the largest finite value made the bound ∞ (or 0·∞ =
+        // NaN for ε = 0) and was skipped although sᵀy > ε‖s‖‖y‖.
+        let (mut s_unit, mut y_unit) = (*s, *y);
+        scale_to_unit_max(&mut s_unit);
+        scale_to_unit_max(&mut y_unit);
+        let bound = self.min_relative_curvature * norm(&s_unit) * norm(&y_unit);
+        if dot(&s_unit, &y_unit) > bound {
             Some(sy)
         } else {
             None
+        }
+    }
+}
+
+/// x ← x / max|xᵢ| (x finite and not zero).
+fn scale_to_unit_max<T: Real, const D: usize>(x: &mut [T; D]) {
+    let mut largest = T::ZERO;
+    for v in x.iter() {
+        if v.abs() > largest {
+            largest = v.abs();
+        }
+    }
+    if largest > T::ZERO {
+        for v in x.iter_mut() {
+            *v /= largest;
         }
     }
 }
@@ -96,6 +126,18 @@ mod tests {
         assert_eq!(rel.admit(&[1.0, 0.0], &mut y), None);
         let mut y = [1.0, 0.1];
         assert!(rel.admit(&[1.0, 0.0], &mut y).is_some());
+
+        // ‖s‖² or ‖y‖² over- or underflows; the rule is evaluated without it
+        // (proptest regressions: s = (0, 0, −1e200), y = (0, 0, −4.05) with
+        // ε = 0 was skipped; in f32, y = (0, 1e-40, 1e-200) has ‖y‖² = 0).
+        let mut y = [0.0, 1e200];
+        assert_eq!(plain.admit(&[1e-200, 1e40], &mut y), Some(1e240));
+        // sᵀy = 1e200 > 0.5‖s‖‖y‖ = 0.5·√2·1e200.
+        let mut y = [1e200, 1e200];
+        assert_eq!(rel.admit(&[1.0, 0.0], &mut y), Some(1e200));
+        // sᵀy = 1e-300 ≤ 0.5‖s‖‖y‖ = 0.5·1e-200·√2·1e100, though ‖s‖² underflows.
+        let mut y = [1e-100, 1e100];
+        assert_eq!(rel.admit(&[1e-200, 0.0], &mut y), None);
     }
 
     #[test]

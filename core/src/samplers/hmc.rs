@@ -161,7 +161,8 @@ impl<T: Real, const D: usize> Hmc<T, D> {
     }
 
     /// One draw: momentum, L leapfrog steps, Metropolis test. A non-finite
-    /// potential or gradient ends the trajectory as a rejected divergence.
+    /// potential, gradient or position (an overflowing drift, which is not
+    /// evaluated) ends the trajectory as a rejected divergence.
     pub fn step<P: Potential<T, D>, R: Rng + ?Sized>(
         &mut self,
         target: &P,
@@ -187,6 +188,10 @@ impl<T: Real, const D: usize> Hmc<T, D> {
         for l in 1..=self.settings.leapfrog_steps {
             for i in 0..D {
                 self.proposal[i] += eps * self.inverse_mass[i] * self.momentum[i];
+            }
+            if !all_finite(&self.proposal) {
+                finite = false;
+                break;
             }
             proposal_potential =
                 target.potential_and_gradient(&self.proposal, &mut self.proposal_gradient);

@@ -59,7 +59,8 @@ pub struct PsgldSettings<T> {
     pub step_size: T,
     /// RMSprop decay α ∈ [0, 1) (Li et al. use 0.99).
     pub decay: T,
-    /// λ > 0 added to √V (Li et al. use 1e-5).
+    /// λ > 0 added to √V (Li et al. use 1e-5), with 1/λ finite: G = 1/λ
+    /// wherever V = 0, as before the first step.
     pub regularizer: T,
     /// s > 0 multiplying ∇Ũ before it enters V (1/N reproduces Li et al.).
     pub gradient_scale: T,
@@ -83,6 +84,12 @@ impl<T: Real> PsgldSettings<T> {
             return Err(Error::invalid("decay", "in [0, 1)"));
         }
         require_positive(self.regularizer, "regularizer")?;
+        if !(T::ONE / self.regularizer).is_finite() {
+            return Err(Error::invalid(
+                "regularizer",
+                "finite and > 0, with 1 / regularizer finite",
+            ));
+        }
         require_positive(self.gradient_scale, "gradient_scale")
     }
 }
@@ -181,7 +188,8 @@ impl<T: Real, const D: usize> Psgld<T, D> {
 
     /// One step without Γ (Li et al.'s practice). On a non-finite gradient or
     /// proposal it returns the error and leaves the sampler (θ, V, G) exactly as
-    /// before the call.
+    /// before the call; a gradient so large that (s·g)² overflows V is
+    /// [`Error::NonFiniteGradient`] too.
     pub fn step<P: MinibatchPotential<T, D>, R: Rng + ?Sized>(
         &mut self,
         target: &P,
@@ -252,7 +260,11 @@ impl<T: Real, const D: usize> Psgld<T, D> {
                     };
                 }
             }
-            if !all_finite(&self.new_preconditioner) || (corrected && !all_finite(&self.correction))
+            // A finite gradient whose square overflows V would make V = ∞ and
+            // G = 0 for good (α > 0 keeps V infinite): refuse the step instead.
+            if !all_finite(&self.new_square_average)
+                || !all_finite(&self.new_preconditioner)
+                || (corrected && !all_finite(&self.correction))
             {
                 return Err(Error::NonFiniteGradient);
             }
