@@ -81,8 +81,8 @@ use qnmc::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
 use qnmc::samplers::DIVERGENCE_THRESHOLD;
 use qnmc::samplers::recipe::{
     Correction, DiagonalMetric, MinibatchHessianDiagonal, Psgld, PsgldSettings, Sghmc,
-    SghmcSettings, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld,
-    SgrldSettings, Thermostat,
+    SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings,
+    Sgrld, SgrldSettings, Thermostat,
 };
 use qnmc::{
     Amagold, AmagoldSettings, Error, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings,
@@ -1833,7 +1833,8 @@ struct RecipeCase {
     second: f64,
     /// Mass m (SGHMC), gradient scale s (pSGLD).
     third: f64,
-    /// Γ omitted (SGRLD, SGRHMC), thermostat fixed (SGNHT), Γ added (pSGLD).
+    /// Γ omitted (SGRLD, SGRHMC), thermostat fixed (SGNHT), Γ added (pSGLD),
+    /// recipe-Euler update instead of position-first (SGHMC).
     flag: bool,
     x0: [f64; D],
     common: Common,
@@ -1926,6 +1927,35 @@ fn drive_recipe<T: Real, S: Clone>(
     step: impl Fn(&mut S, &Scripted, &ScriptedMetric, &mut XorShiftRng) -> Result<StepStats<T>, Error>,
     state: impl Fn(&S) -> (Vec<u64>, bool),
     step_size: impl Fn(&S) -> T,
+    set: impl FnMut(&mut S, T) -> (Result<(), Error>, bool),
+    special: impl FnMut(&mut S, f64) -> Outcome,
+) -> Outcome {
+    drive_recipe_refusing(
+        case,
+        sampler,
+        overflow,
+        |_| false,
+        step,
+        state,
+        step_size,
+        set,
+        special,
+    )
+}
+
+/// [`drive_recipe`] for a sampler that may refuse a step before evaluating
+/// any gradient: when `refuses_before_gradient(state before the step)` holds
+/// (position-first SGHMC: θ + εr/m is not finite), a step without a gradient
+/// call must be `NonFiniteProposal`.
+#[allow(clippy::too_many_arguments)]
+fn drive_recipe_refusing<T: Real, S: Clone>(
+    case: &RecipeCase,
+    sampler: &mut S,
+    overflow: impl Fn(&S, &[f64], Option<&[f64]>) -> Overflow,
+    refuses_before_gradient: impl Fn(&S) -> bool,
+    step: impl Fn(&mut S, &Scripted, &ScriptedMetric, &mut XorShiftRng) -> Result<StepStats<T>, Error>,
+    state: impl Fn(&S) -> (Vec<u64>, bool),
+    step_size: impl Fn(&S) -> T,
     mut set: impl FnMut(&mut S, T) -> (Result<(), Error>, bool),
     mut special: impl FnMut(&mut S, f64) -> Outcome,
 ) -> Outcome {
@@ -1957,7 +1987,14 @@ fn drive_recipe<T: Real, S: Clone>(
                 } else {
                     Overflow::default()
                 };
-                check_recipe_result(&result, eps, &calls, &extra, overflows)?;
+                if calls.is_empty() && refuses_before_gradient(&before) {
+                    prop_assert!(
+                        matches!(result, Err(Error::NonFiniteProposal)),
+                        "a step refused before its gradient must be NonFiniteProposal: {result:?}"
+                    );
+                } else {
+                    check_recipe_result(&result, eps, &calls, &extra, overflows)?;
+                }
                 if result.is_err() {
                     prop_assert_eq!(
                         state(sampler).0,
@@ -2172,6 +2209,11 @@ fn sghmc<T: Real>(case: &RecipeCase) -> Outcome {
         friction: T::from_f64(case.first),
         noise_estimate: T::from_f64(case.second),
         mass: T::from_f64(case.third),
+        update: if case.flag {
+            SghmcUpdate::RecipeEuler
+        } else {
+            SghmcUpdate::PositionFirst
+        },
     };
     let valid = |s: &SghmcSettings<T>| {
         positive(s.step_size)
@@ -2188,10 +2230,18 @@ fn sghmc<T: Real>(case: &RecipeCase) -> Outcome {
     else {
         return Ok(());
     };
-    drive_recipe(
+    drive_recipe_refusing(
         case,
         &mut s,
         |_, _, _| Overflow::default(),
+        |s| {
+            let set = s.settings();
+            set.update == SghmcUpdate::PositionFirst
+                && s.position()
+                    .iter()
+                    .zip(s.momentum())
+                    .any(|(&t, &r)| !(t + set.step_size * r / set.mass).is_finite())
+        },
         |s, t, _, rng| s.step(t, rng),
         |s| {
             let mut b = all_bits(s.position());

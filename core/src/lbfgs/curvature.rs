@@ -57,6 +57,12 @@ impl<T: Real> CurvaturePolicy<T> {
         if self.min_relative_curvature == T::ZERO {
             return Some(sy);
         }
+        // The common case, as cheap as before: the bound is a normal number.
+        let bound = self.min_relative_curvature * norm(s) * norm(y);
+        if bound.is_finite() && bound > T::ZERO {
+            return if sy > bound { Some(sy) } else { None };
+        }
+        // The norms overflowed or underflowed: compare
         // sᵀy > ε‖s‖‖y‖ on s/max|sᵢ| and y/max|yᵢ| (both sides divided by the
         // two maxima): every entry is at most 1 in magnitude, so neither the
         // norms nor their product can overflow or underflow. Unscaled, a pair
