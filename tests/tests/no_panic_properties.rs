@@ -97,14 +97,18 @@ use rand_xorshift::XorShiftRng;
 const D: usize = 3;
 /// Pair capacity of the QNHMC memory and of the stand-alone memory.
 const PAIRS: usize = 3;
-/// Cases per property and type (two types per sampler).
+/// Cases per property and type (two types per sampler); `PROPTEST_CASES`
+/// overrides it (0 runs only the committed regressions).
 const CASES: u32 = 512;
 
 type Outcome = Result<(), TestCaseError>;
 
 fn config() -> ProptestConfig {
     ProptestConfig {
-        cases: CASES,
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(CASES),
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/proptest-regressions/no_panic_properties.txt"
