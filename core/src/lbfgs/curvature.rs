@@ -11,7 +11,7 @@
 
 use crate::Real;
 use crate::error::{Error, require_non_negative};
-use crate::linalg::{all_finite, axpy, dot, norm};
+use crate::linalg::{axpy, dot, norm};
 
 /// The admission rule for new L-BFGS pairs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -44,14 +44,13 @@ impl<T: Real> CurvaturePolicy<T> {
     /// Applies the trust-region shift to `y` in place and returns sᵀy if the pair
     /// is admitted, `None` if it must be skipped.
     pub fn admit<const D: usize>(&self, s: &[T; D], y: &mut [T; D]) -> Option<T> {
-        if !all_finite(s) || !all_finite(y) {
-            return None;
-        }
         if self.trust_region != T::ZERO {
             axpy(self.trust_region, s, y);
         }
         let sy = dot(s, y);
-        if !(sy.is_finite() && sy > T::ZERO && all_finite(y)) {
+        // A finite sᵀy implies every sᵢ and (shifted) yᵢ is finite: a NaN
+        // entry, ∞·0 or ∞·x makes the sum NaN or ±∞. No separate scans.
+        if !(sy.is_finite() && sy > T::ZERO) {
             return None;
         }
         if self.min_relative_curvature == T::ZERO {
