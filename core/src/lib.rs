@@ -9,6 +9,7 @@
 //!
 //! | sampler | paper | exact? |
 //! |---|---|---|
+//! | [`Nuts`] | Hoffman & Gelman 2014 (Stan's multinomial, generalised U-turn), any [`metric`] | yes |
 //! | [`Hmc`] | Neal 2011 (baseline) | yes |
 //! | [`Qnhmc`] | Fu, Luo & Zhang 2016, Algorithm 2 | adaptive; exact once the memory is frozen |
 //! | [`Hamcmc`] | Şimşekli et al. 2016, Algorithm 1 | stochastic gradient, biased for fixed ε |
@@ -98,6 +99,7 @@ pub mod adaptation;
 mod error;
 pub mod lbfgs;
 pub mod linalg;
+pub mod metric;
 pub mod random;
 mod real;
 pub mod samplers;
@@ -109,10 +111,10 @@ pub use error::Error;
 pub use real::Real;
 pub use samplers::{
     Amagold, AmagoldSettings, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings, HmcSettings,
-    InverseMass, L2mc, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, MomentumRefresh,
-    Psgld, PsgldSettings, Qnhmc, QnhmcMass, QnhmcSettings, Sghmc, SghmcSettings, SghmcUpdate, Sgld,
-    SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings,
-    StepSizeSchedule,
+    InverseMass, L2mc, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, MomentumRefresh, Nuts,
+    NutsSettings, NutsStats, Psgld, PsgldSettings, Qnhmc, QnhmcMass, QnhmcSettings, Sghmc,
+    SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings,
+    Sgrld, SgrldSettings, StepSizeSchedule,
 };
 pub use stats::StepStats;
 pub use target::{FullBatch, MinibatchPotential, Potential};

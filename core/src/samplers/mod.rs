@@ -4,6 +4,7 @@
 //! |---|---|---|
 //! | [`Hmc`] | Neal 2011 | yes |
 //! | [`Qnhmc`] | Fu, Luo & Zhang 2016, Alg. 2 | adaptive; exact once the memory is frozen |
+//! | [`Nuts`] | Hoffman & Gelman 2014 with Stan's multinomial sampling and generalised U-turn (`nuts.rs`, `docs/NUTS.md`), any [`Metric`](crate::metric::Metric) | yes |
 //! | [`Hamcmc`] | Şimşekli et al. 2016, Alg. 1 | stochastic gradient: biased for fixed ε |
 //! | [`HmcBfgs`] | Zhang & Sutton 2011, Alg. 1 (`ensemble/hmc_bfgs.rs`) | yes (ensemble of K chains) |
 //! | [`MhBfgs`] | Zhang & Sutton 2011, §4.1 eq. 14 (`ensemble/mh_bfgs.rs`) | yes (ensemble of K chains) |
@@ -15,6 +16,7 @@ pub mod ensemble;
 mod hamcmc;
 mod hmc;
 mod metropolis;
+pub mod nuts;
 mod qnhmc;
 pub mod recipe;
 
@@ -23,6 +25,7 @@ pub use ensemble::{HmcBfgs, HmcBfgsSettings, MhBfgs, MhBfgsProposal, MhBfgsSetti
 pub use hamcmc::{Hamcmc, HamcmcSettings, StepSizeSchedule};
 pub use hmc::{Hmc, HmcSettings, InverseMass};
 pub use metropolis::DIVERGENCE_THRESHOLD;
+pub use nuts::{Nuts, NutsSettings, NutsStats};
 pub use qnhmc::{MemoryUpdate, Qnhmc, QnhmcMass, QnhmcSettings};
 pub use recipe::{
     Psgld, PsgldSettings, Sghmc, SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht,

@@ -1,0 +1,92 @@
+//! [`DiagonalMetric`]: M⁻¹ = diag(σ²).
+
+use super::Metric;
+use crate::Real;
+use crate::error::{Error, require_positive};
+
+/// A diagonal metric with inverse mass M⁻¹ = diag(σ²) (σ² ideally the
+/// posterior variances): p = z / σ, v = σ² ∘ p.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiagonalMetric<T, const D: usize> {
+    variances: [T; D],
+    inverse_scales: [T; D],
+}
+
+impl<T: Real, const D: usize> DiagonalMetric<T, D> {
+    /// M = I.
+    pub fn identity() -> Self {
+        DiagonalMetric {
+            variances: [T::ONE; D],
+            inverse_scales: [T::ONE; D],
+        }
+    }
+
+    /// M⁻¹ = diag(`variances`); every value finite and > 0.
+    pub fn new(variances: &[T; D]) -> Result<Self, Error> {
+        let mut metric = Self::identity();
+        metric.set_variances(variances)?;
+        Ok(metric)
+    }
+
+    /// Replaces M⁻¹ by diag(`variances`); on error nothing changes.
+    pub fn set_variances(&mut self, variances: &[T; D]) -> Result<(), Error> {
+        for v in variances {
+            require_positive(*v, "variances")?;
+            if !(T::ONE / v.sqrt()).is_finite() {
+                return Err(Error::invalid("variances", "with a finite 1/sqrt"));
+            }
+        }
+        self.variances = *variances;
+        for i in 0..D {
+            self.inverse_scales[i] = T::ONE / variances[i].sqrt();
+        }
+        Ok(())
+    }
+
+    /// The diagonal of M⁻¹.
+    pub fn variances(&self) -> &[T; D] {
+        &self.variances
+    }
+}
+
+impl<T: Real, const D: usize> Metric<T, D> for DiagonalMetric<T, D> {
+    #[inline]
+    fn momentum_from_normals(&self, z: &[T; D], p: &mut [T; D]) {
+        for i in 0..D {
+            p[i] = z[i] * self.inverse_scales[i];
+        }
+    }
+
+    #[inline]
+    fn velocity(&self, p: &[T; D], v: &mut [T; D]) {
+        for i in 0..D {
+            v[i] = self.variances[i] * p[i];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diagonal_kinetic_and_velocity() {
+        let metric = DiagonalMetric::new(&[4.0f64, 0.25]).unwrap();
+        let mut p = [0.0; 2];
+        metric.momentum_from_normals(&[2.0, 2.0], &mut p);
+        assert_eq!(p, [1.0, 4.0]);
+        let mut v = [0.0; 2];
+        metric.velocity(&p, &mut v);
+        assert_eq!(v, [4.0, 1.0]);
+        assert_eq!(metric.kinetic_energy(&p, &v), 0.5 * (4.0 + 4.0));
+    }
+
+    #[test]
+    fn bad_variances_are_refused_and_leave_the_metric() {
+        let mut metric = DiagonalMetric::new(&[2.0f32, 3.0]).unwrap();
+        for bad in [0.0, -1.0, f32::NAN, f32::INFINITY, 1e-45] {
+            assert!(metric.set_variances(&[1.0, bad]).is_err(), "{bad}");
+            assert_eq!(metric.variances(), &[2.0, 3.0]);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! Metrics (mass matrices) of the Hamiltonian samplers: the kinetic energy
+//! K(p) = ½ pᵀM⁻¹p, momentum draws p ~ N(0, M) and the velocity v = M⁻¹p.
+//!
+//! | metric | M⁻¹ | momentum p = M^{1/2} z | velocity cost |
+//! |---|---|---|---|
+//! | [`IdentityMetric`] | I | z | O(D) |
+//! | [`DiagonalMetric`] | diag(σ²) | z / σ | O(D) |
+//! | [`DenseMetric`] | Σ = L Lᵀ (Cholesky) | L⁻ᵀ z | O(D²) |
+//! | [`LbfgsMetric`] | L-BFGS inverse Hessian H on a diagonal base | see its docs | O(rD), r ≤ 2M |
+//!
+//! A metric is a pure operator: nothing in [`Metric`] mutates it, so a sampler
+//! can apply it inside a trajectory without scans or copies. Warm-up changes
+//! it between draws through the metric's own setters (see
+//! [`adaptation`](crate::adaptation)).
+
+mod dense;
+mod diagonal;
+mod identity;
+mod lbfgs;
+
+pub use dense::DenseMetric;
+pub use diagonal::DiagonalMetric;
+pub use identity::IdentityMetric;
+pub use lbfgs::LbfgsMetric;
+
+use crate::Real;
+
+/// A positive-definite mass matrix M, applied through the three operations a
+/// Hamiltonian trajectory needs.
+pub trait Metric<T: Real, const D: usize> {
+    /// `p` ← M^{1/2} z: a momentum distributed N(0, M) when `z` is standard
+    /// normal. The factor M^{1/2} is the one each metric documents (any F with
+    /// F Fᵀ = M gives the same distribution; a fixed choice keeps chains
+    /// reproducible).
+    fn momentum_from_normals(&self, z: &[T; D], p: &mut [T; D]);
+
+    /// `v` ← M⁻¹ p, the velocity dθ/dt of the Hamiltonian flow.
+    fn velocity(&self, p: &[T; D], v: &mut [T; D]);
+
+    /// K(p) = ½ pᵀM⁻¹p, given `v` = M⁻¹ p from [`velocity`](Self::velocity).
+    #[inline]
+    fn kinetic_energy(&self, p: &[T; D], v: &[T; D]) -> T {
+        T::HALF * crate::linalg::dot(p, v)
+    }
+}

@@ -1,0 +1,694 @@
+//! The No-U-Turn Sampler (Hoffman & Gelman 2014) as Stan and nuts-rs run it
+//! today: multinomial sampling inside each new subtree, biased progressive
+//! sampling when a subtree joins the trajectory, and the generalised U-turn
+//! criterion (Betancourt 2017) with Stan's extra checks across the two halves of
+//! every merged tree. Any [`Metric`]: identity, diagonal, dense or the
+//! quasi-Newton [`LbfgsMetric`](crate::metric::LbfgsMetric).
+//!
+//! The tree is built iteratively, leaf by leaf, without recursion: the U-turn
+//! checks merge completed subtrees like a binary counter, so the storage is
+//! `MAX_DEPTH` spans of five vectors plus three phase points, O(MAX_DEPTH·D),
+//! all inside the struct. The exact transition, including the order of the
+//! random draws, is written down in `docs/NUTS.md`; an independent dense
+//! implementation in `tests/` reproduces the chain from it.
+//!
+//! Per leapfrog step the metric is applied once, to the new gradient: every
+//! phase point carries w = M⁻¹∇U and the velocity is updated as v ← v − (h/2)w.
+//!
+//! ```
+//! use qnmc::metric::DiagonalMetric;
+//! use qnmc::{Nuts, NutsSettings, Potential};
+//! use rand_core::SeedableRng;
+//!
+//! /// Independent N(0, 1) and N(0, 100).
+//! struct Scaled;
+//! impl Potential<f64, 2> for Scaled {
+//!     fn potential_and_gradient(&self, x: &[f64; 2], g: &mut [f64; 2]) -> f64 {
+//!         *g = [x[0], x[1] / 100.0];
+//!         0.5 * (x[0] * x[0] + x[1] * x[1] / 100.0)
+//!     }
+//! }
+//!
+//! let metric = DiagonalMetric::new(&[1.0, 100.0]).unwrap();
+//! let mut nuts = Nuts::<f64, 2, _>::new(NutsSettings::new(0.8), metric, [0.0; 2], &Scaled).unwrap();
+//! let mut rng = rand_xorshift::XorShiftRng::seed_from_u64(3);
+//! let mut second_moment = 0.0;
+//! for _ in 0..4000 {
+//!     let stats = nuts.step(&Scaled, &mut rng);
+//!     assert!(!stats.divergent);
+//!     second_moment += nuts.position()[1] * nuts.position()[1] / 4000.0;
+//! }
+//! assert!((second_moment - 100.0).abs() < 10.0, "{second_moment}");
+//! ```
+
+use rand_core::Rng;
+
+use crate::Real;
+use crate::error::{Error, require_positive};
+use crate::linalg::dot;
+use crate::metric::Metric;
+use crate::random::fill_standard_normal;
+use crate::stats::StepStats;
+use crate::target::Potential;
+
+/// Stan's default maximum tree depth.
+pub const DEFAULT_MAX_TREE_DEPTH: u32 = 10;
+
+/// Settings of [`Nuts`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NutsSettings<T> {
+    /// Leapfrog step size ε > 0.
+    pub step_size: T,
+    /// At most 2^depth − 1 leapfrog steps per draw; 1 ≤ depth ≤ the sampler's
+    /// const `MAX_DEPTH`.
+    pub max_tree_depth: u32,
+    /// An energy error H − H₀ above this (> 0) is a divergence (Stan: 1000).
+    pub max_energy_error: T,
+}
+
+impl<T: Real> NutsSettings<T> {
+    /// Step size ε, Stan's maximum depth 10 and divergence threshold 1000.
+    pub fn new(step_size: T) -> Self {
+        NutsSettings {
+            step_size,
+            max_tree_depth: DEFAULT_MAX_TREE_DEPTH,
+            max_energy_error: T::from_f64(1000.0),
+        }
+    }
+
+    /// Checks every setting against a sampler whose storage holds trees of
+    /// depth at most `max_depth_bound`.
+    pub fn validate(&self, max_depth_bound: usize) -> Result<(), Error> {
+        require_positive(self.step_size, "step_size")?;
+        if self.max_tree_depth == 0 || self.max_tree_depth as usize > max_depth_bound {
+            return Err(Error::invalid(
+                "max_tree_depth",
+                ">= 1 and at most the const MAX_DEPTH",
+            ));
+        }
+        require_positive(self.max_energy_error, "max_energy_error")
+    }
+}
+
+/// What happened during one NUTS draw (Stan's sampler diagnostics).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct NutsStats<T> {
+    /// Valid doublings of the trajectory (Stan's `treedepth__`).
+    pub tree_depth: u32,
+    /// Leapfrog steps taken (Stan's `n_leapfrog__`).
+    pub leapfrog_steps: u32,
+    /// Target evaluations (leapfrog steps whose position was finite).
+    pub gradient_evaluations: u32,
+    /// Mean over the leapfrog steps of min(1, exp(H₀ − H)) (Stan's
+    /// `accept_stat__`, what dual averaging targets).
+    pub acceptance_statistic: T,
+    /// H of the new state (Stan's `energy__`).
+    pub energy: T,
+    /// H(new state) − H₀.
+    pub energy_error: T,
+    /// A leapfrog step reached an energy error above the threshold or a
+    /// non-finite state; the trajectory stopped there.
+    pub divergent: bool,
+    /// The tree reached the maximum depth without a U-turn or divergence.
+    pub reached_max_depth: bool,
+    /// The new state differs from the old one.
+    pub moved: bool,
+    /// The step size used.
+    pub step_size: T,
+}
+
+impl<T: Real> NutsStats<T> {
+    /// The same draw as the [`StepStats`] every sampler reports (for
+    /// [`Warmup`](crate::Warmup)): `acceptance_probability` is the acceptance
+    /// statistic, `accepted` whether the state moved.
+    pub fn step_stats(&self) -> StepStats<T> {
+        StepStats {
+            accepted: self.moved,
+            acceptance_probability: self.acceptance_statistic,
+            energy_error: self.energy_error,
+            divergent: self.divergent,
+            gradient_evaluations: self.gradient_evaluations,
+            pairs_skipped: 0,
+            step_size: self.step_size,
+        }
+    }
+}
+
+/// A point of the trajectory with everything the next leapfrog step needs.
+#[derive(Debug, Clone)]
+struct PhasePoint<T, const D: usize> {
+    position: [T; D],
+    momentum: [T; D],
+    gradient: [T; D],
+    /// v = M⁻¹ p.
+    velocity: [T; D],
+    /// w = M⁻¹ ∇U.
+    gradient_velocity: [T; D],
+    potential: T,
+    energy: T,
+}
+
+impl<T: Real, const D: usize> PhasePoint<T, D> {
+    fn zero() -> Self {
+        PhasePoint {
+            position: [T::ZERO; D],
+            momentum: [T::ZERO; D],
+            gradient: [T::ZERO; D],
+            velocity: [T::ZERO; D],
+            gradient_velocity: [T::ZERO; D],
+            potential: T::ZERO,
+            energy: T::ZERO,
+        }
+    }
+
+    /// One leapfrog step of signed size `h`. Returns `false` (without
+    /// evaluating the target) when the new position is not finite; otherwise
+    /// `energy` is set, NaN or ±∞ when U or ∇U was not finite.
+    #[inline]
+    fn leapfrog<K: Metric<T, D>, P: Potential<T, D>>(
+        &mut self,
+        h: T,
+        metric: &K,
+        target: &P,
+    ) -> bool {
+        let half = T::HALF * h;
+        // Inf − Inf and NaN − NaN are NaN: `drift` stays 0 iff θ stays finite.
+        let mut drift = T::ZERO;
+        for i in 0..D {
+            self.momentum[i] -= half * self.gradient[i];
+            self.velocity[i] -= half * self.gradient_velocity[i];
+            self.position[i] += h * self.velocity[i];
+            drift += self.position[i] - self.position[i];
+        }
+        if drift != T::ZERO {
+            self.energy = T::INFINITY;
+            return false;
+        }
+        self.potential = target.potential_and_gradient(&self.position, &mut self.gradient);
+        metric.velocity(&self.gradient, &mut self.gradient_velocity);
+        for i in 0..D {
+            self.momentum[i] -= half * self.gradient[i];
+            self.velocity[i] -= half * self.gradient_velocity[i];
+        }
+        self.energy = self.potential + metric.kinetic_energy(&self.momentum, &self.velocity);
+        true
+    }
+}
+
+/// A drawn state: what the chain moves to.
+#[derive(Debug, Clone)]
+struct Sample<T, const D: usize> {
+    position: [T; D],
+    gradient: [T; D],
+    potential: T,
+    energy: T,
+}
+
+impl<T: Real, const D: usize> Sample<T, D> {
+    fn zero() -> Self {
+        Sample {
+            position: [T::ZERO; D],
+            gradient: [T::ZERO; D],
+            potential: T::ZERO,
+            energy: T::ZERO,
+        }
+    }
+
+    #[inline]
+    fn take(&mut self, point: &PhasePoint<T, D>) {
+        self.position = point.position;
+        self.gradient = point.gradient;
+        self.potential = point.potential;
+        self.energy = point.energy;
+    }
+}
+
+/// What the U-turn checks need of a completed (sub)tree, in build order.
+#[derive(Debug, Clone)]
+struct Span<T, const D: usize> {
+    /// Sum of the momenta of its leaves.
+    rho: [T; D],
+    momentum_begin: [T; D],
+    velocity_begin: [T; D],
+    momentum_end: [T; D],
+    velocity_end: [T; D],
+}
+
+impl<T: Real, const D: usize> Span<T, D> {
+    fn zero() -> Self {
+        Span {
+            rho: [T::ZERO; D],
+            momentum_begin: [T::ZERO; D],
+            velocity_begin: [T::ZERO; D],
+            momentum_end: [T::ZERO; D],
+            velocity_end: [T::ZERO; D],
+        }
+    }
+
+    #[inline]
+    fn set_leaf(&mut self, point: &PhasePoint<T, D>) {
+        self.rho = point.momentum;
+        self.momentum_begin = point.momentum;
+        self.velocity_begin = point.velocity;
+        self.momentum_end = point.momentum;
+        self.velocity_end = point.velocity;
+    }
+
+    /// Appends `next` (built after `self`): ρ adds, the end moves.
+    #[inline]
+    fn absorb(&mut self, next: &Span<T, D>) {
+        for i in 0..D {
+            self.rho[i] += next.rho[i];
+        }
+        self.momentum_end = next.momentum_end;
+        self.velocity_end = next.velocity_end;
+    }
+}
+
+/// crit(a, b, ρ) = a·ρ > 0 and b·ρ > 0: the trajectory has not turned back.
+#[inline]
+fn no_u_turn<T: Real, const D: usize>(a: &[T; D], b: &[T; D], rho: &[T; D]) -> bool {
+    dot(a, rho) > T::ZERO && dot(b, rho) > T::ZERO
+}
+
+/// The three checks of docs/NUTS.md on trees A then B (trajectory or build
+/// order), given by their ρ and their end momenta/velocities.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn merge_is_valid<T: Real, const D: usize>(
+    rho_a: &[T; D],
+    p_end_a: &[T; D],
+    v_begin_a: &[T; D],
+    v_end_a: &[T; D],
+    rho_b: &[T; D],
+    p_begin_b: &[T; D],
+    v_begin_b: &[T; D],
+    v_end_b: &[T; D],
+) -> bool {
+    let mut sum = [T::ZERO; D];
+    for i in 0..D {
+        sum[i] = rho_a[i] + rho_b[i];
+    }
+    if !no_u_turn(v_begin_a, v_end_b, &sum) {
+        return false;
+    }
+    for i in 0..D {
+        sum[i] = rho_a[i] + p_begin_b[i];
+    }
+    if !no_u_turn(v_begin_a, v_begin_b, &sum) {
+        return false;
+    }
+    for i in 0..D {
+        sum[i] = p_end_a[i] + rho_b[i];
+    }
+    no_u_turn(v_end_a, v_end_b, &sum)
+}
+
+fn merge_spans_valid<T: Real, const D: usize>(a: &Span<T, D>, b: &Span<T, D>) -> bool {
+    merge_is_valid(
+        &a.rho,
+        &a.momentum_end,
+        &a.velocity_begin,
+        &a.velocity_end,
+        &b.rho,
+        &b.momentum_begin,
+        &b.velocity_begin,
+        &b.velocity_end,
+    )
+}
+
+/// log(eᵃ + eᵇ) without overflow.
+#[inline]
+fn log_sum_exp<T: Real>(a: T, b: T) -> T {
+    if a >= b {
+        a + (T::ONE + (b - a).exp()).ln()
+    } else {
+        b + (T::ONE + (a - b).exp()).ln()
+    }
+}
+
+/// Two distinct elements of a slice, mutably.
+#[inline]
+fn two_mut<X>(xs: &mut [X], a: usize, b: usize) -> Option<(&mut X, &mut X)> {
+    if a < b {
+        let (lo, hi) = xs.split_at_mut(b);
+        Some((lo.get_mut(a)?, hi.get_mut(0)?))
+    } else if b < a {
+        let (lo, hi) = xs.split_at_mut(a);
+        let (x, y) = (hi.get_mut(0)?, lo.get_mut(b)?);
+        Some((x, y))
+    } else {
+        None
+    }
+}
+
+/// How a new subtree ended.
+enum Subtree<T> {
+    /// All 2^depth leaves built, no divergence, no inner U-turn: log W_s.
+    Valid(T),
+    /// A divergence or an inner U-turn: the subtree is discarded.
+    Invalid,
+}
+
+/// Counters of one transition.
+struct Tally<T> {
+    leapfrog_steps: u32,
+    gradient_evaluations: u32,
+    acceptance_sum: T,
+    divergent: bool,
+}
+
+/// The No-U-Turn Sampler with metric `K`; trees of depth at most `MAX_DEPTH`
+/// (default 10, Stan's; the storage grows linearly with it). An exact
+/// (π-invariant) sampler for a fixed step size and metric.
+///
+/// Random numbers per draw: D standard normals, then per doubling one uniform
+/// for the direction, one per non-divergent leaf and one after a valid
+/// subtree (`docs/NUTS.md`).
+#[derive(Debug, Clone)]
+pub struct Nuts<T, const D: usize, K, const MAX_DEPTH: usize = 10> {
+    settings: NutsSettings<T>,
+    metric: K,
+    state: Sample<T, D>,
+    backward: PhasePoint<T, D>,
+    forward: PhasePoint<T, D>,
+    work: PhasePoint<T, D>,
+    rho: [T; D],
+    candidate: Sample<T, D>,
+    spans: [Span<T, D>; MAX_DEPTH],
+    slot: [usize; MAX_DEPTH],
+    normals: [T; D],
+}
+
+impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D, K, MAX_DEPTH> {
+    /// Validates `settings` and evaluates the target at `initial_position`.
+    pub fn new<P: Potential<T, D>>(
+        settings: NutsSettings<T>,
+        metric: K,
+        initial_position: [T; D],
+        target: &P,
+    ) -> Result<Self, Error> {
+        settings.validate(MAX_DEPTH)?;
+        if !crate::linalg::all_finite(&initial_position) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        let mut state = Sample::zero();
+        state.position = initial_position;
+        state.potential = target.potential_and_gradient(&state.position, &mut state.gradient);
+        if !state.potential.is_finite() || !crate::linalg::all_finite(&state.gradient) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        let mut slot = [0; MAX_DEPTH];
+        for (k, s) in slot.iter_mut().enumerate() {
+            *s = k;
+        }
+        Ok(Nuts {
+            settings,
+            metric,
+            state,
+            backward: PhasePoint::zero(),
+            forward: PhasePoint::zero(),
+            work: PhasePoint::zero(),
+            rho: [T::ZERO; D],
+            candidate: Sample::zero(),
+            spans: core::array::from_fn(|_| Span::zero()),
+            slot,
+            normals: [T::ZERO; D],
+        })
+    }
+
+    /// Sets a new step size (e.g. from adaptation); on error nothing changes.
+    pub fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        require_positive(step_size, "step_size")?;
+        self.settings.step_size = step_size;
+        Ok(())
+    }
+
+    /// Replaces the settings; on error the old ones stay.
+    pub fn set_settings(&mut self, settings: NutsSettings<T>) -> Result<(), Error> {
+        settings.validate(MAX_DEPTH)?;
+        self.settings = settings;
+        Ok(())
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &NutsSettings<T> {
+        &self.settings
+    }
+
+    /// The metric.
+    pub fn metric(&self) -> &K {
+        &self.metric
+    }
+
+    /// The metric, to change it between draws (warm-up).
+    pub fn metric_mut(&mut self) -> &mut K {
+        &mut self.metric
+    }
+
+    /// The current state θ.
+    pub fn position(&self) -> &[T; D] {
+        &self.state.position
+    }
+
+    /// U at the current state.
+    pub fn potential(&self) -> T {
+        self.state.potential
+    }
+
+    /// ∇U at the current state.
+    pub fn gradient(&self) -> &[T; D] {
+        &self.state.gradient
+    }
+
+    /// Moves the chain to `position` (e.g. a warm-up's starting point); on a
+    /// non-finite position, U or ∇U returns [`Error::NonFiniteInitialState`]
+    /// and the chain stays where it was.
+    pub fn set_position<P: Potential<T, D>>(
+        &mut self,
+        position: &[T; D],
+        target: &P,
+    ) -> Result<(), Error> {
+        if !crate::linalg::all_finite(position) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        let mut gradient = [T::ZERO; D];
+        let potential = target.potential_and_gradient(position, &mut gradient);
+        if !potential.is_finite() || !crate::linalg::all_finite(&gradient) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        self.state.position = *position;
+        self.state.gradient = gradient;
+        self.state.potential = potential;
+        Ok(())
+    }
+
+    /// One NUTS transition (`docs/NUTS.md`). Never fails: a non-finite
+    /// energy or position ends the trajectory as a counted divergence, and the
+    /// chain keeps a finite state.
+    pub fn step<P: Potential<T, D>, R: Rng + ?Sized>(
+        &mut self,
+        target: &P,
+        rng: &mut R,
+    ) -> NutsStats<T> {
+        let eps = self.settings.step_size;
+        let max_depth = (self.settings.max_tree_depth as usize).min(MAX_DEPTH);
+
+        // The initial point: momentum, velocity, energy.
+        fill_standard_normal(rng, &mut self.normals);
+        {
+            let start = &mut self.backward;
+            start.position = self.state.position;
+            start.gradient = self.state.gradient;
+            start.potential = self.state.potential;
+            self.metric
+                .momentum_from_normals(&self.normals, &mut start.momentum);
+            self.metric.velocity(&start.momentum, &mut start.velocity);
+            self.metric
+                .velocity(&start.gradient, &mut start.gradient_velocity);
+            start.energy =
+                start.potential + self.metric.kinetic_energy(&start.momentum, &start.velocity);
+        }
+        let h0 = self.backward.energy;
+        self.state.energy = h0;
+        self.forward.clone_from(&self.backward);
+        self.rho = self.backward.momentum;
+
+        let mut tally = Tally {
+            leapfrog_steps: 0,
+            gradient_evaluations: 0,
+            acceptance_sum: T::ZERO,
+            divergent: false,
+        };
+        let mut stats = NutsStats {
+            tree_depth: 0,
+            leapfrog_steps: 0,
+            gradient_evaluations: 0,
+            acceptance_statistic: T::ZERO,
+            energy: h0,
+            energy_error: T::ZERO,
+            divergent: false,
+            reached_max_depth: false,
+            moved: false,
+            step_size: eps,
+        };
+        if !h0.is_finite() {
+            // Only a metric that overflows can get here: nothing to integrate.
+            stats.divergent = true;
+            stats.energy_error = T::INFINITY;
+            return stats;
+        }
+
+        let mut log_weight = T::ZERO;
+        let mut depth = 0usize;
+        let mut turned = false;
+        while depth < max_depth {
+            let forward = T::uniform_open_closed(rng) > T::HALF;
+            let h = if forward { eps } else { -eps };
+            self.work.clone_from(if forward {
+                &self.forward
+            } else {
+                &self.backward
+            });
+            let outcome = self.build_subtree(depth, h, h0, target, rng, &mut tally);
+            let Subtree::Valid(log_weight_subtree) = outcome else {
+                break;
+            };
+            depth += 1;
+            let u = T::uniform_open_closed(rng);
+            if u <= (log_weight_subtree - log_weight).exp() {
+                core::mem::swap(&mut self.state, &mut self.candidate);
+                stats.moved = true;
+            }
+            log_weight = log_sum_exp(log_weight, log_weight_subtree);
+
+            // Join in trajectory order and check the whole trajectory.
+            let span = &self.spans[self.slot[depth - 1]];
+            let valid = if forward {
+                let a = &self.backward;
+                let old_end = &self.forward;
+                merge_is_valid(
+                    &self.rho,
+                    &old_end.momentum,
+                    &a.velocity,
+                    &old_end.velocity,
+                    &span.rho,
+                    &span.momentum_begin,
+                    &span.velocity_begin,
+                    &span.velocity_end,
+                )
+            } else {
+                let old_begin = &self.backward;
+                let b_end = &self.forward;
+                merge_is_valid(
+                    &span.rho,
+                    &span.momentum_begin,
+                    &span.velocity_end,
+                    &span.velocity_begin,
+                    &self.rho,
+                    &old_begin.momentum,
+                    &old_begin.velocity,
+                    &b_end.velocity,
+                )
+            };
+            for i in 0..D {
+                self.rho[i] += span.rho[i];
+            }
+            if forward {
+                core::mem::swap(&mut self.forward, &mut self.work);
+            } else {
+                core::mem::swap(&mut self.backward, &mut self.work);
+            }
+            if !valid {
+                turned = true;
+                break;
+            }
+        }
+
+        stats.tree_depth = depth as u32;
+        stats.leapfrog_steps = tally.leapfrog_steps;
+        stats.gradient_evaluations = tally.gradient_evaluations;
+        stats.divergent = tally.divergent;
+        stats.acceptance_statistic = if tally.leapfrog_steps > 0 {
+            tally.acceptance_sum / T::from_u64(tally.leapfrog_steps as u64)
+        } else {
+            T::ZERO
+        };
+        stats.energy = self.state.energy;
+        stats.energy_error = self.state.energy - h0;
+        stats.reached_max_depth = depth == max_depth && !turned && !tally.divergent;
+        stats
+    }
+
+    /// Builds a subtree of 2^depth leaves from `self.work` with signed step
+    /// `h`; its candidate goes to `self.candidate`, its span to
+    /// `self.spans[self.slot[depth]]`.
+    fn build_subtree<P: Potential<T, D>, R: Rng + ?Sized>(
+        &mut self,
+        depth: usize,
+        h: T,
+        h0: T,
+        target: &P,
+        rng: &mut R,
+        tally: &mut Tally<T>,
+    ) -> Subtree<T> {
+        let leaves = 1usize << depth;
+        let threshold = self.settings.max_energy_error;
+        let mut log_weight = T::ZERO;
+        for n in 0..leaves {
+            let finite_position = self.work.leapfrog(h, &self.metric, target);
+            tally.leapfrog_steps += 1;
+            if finite_position {
+                tally.gradient_evaluations += 1;
+            }
+            let energy_error = self.work.energy - h0;
+            if !(energy_error.is_finite() && energy_error <= threshold) {
+                if energy_error.is_finite() {
+                    tally.acceptance_sum += (-energy_error).exp();
+                }
+                tally.divergent = true;
+                return Subtree::Invalid;
+            }
+            tally.acceptance_sum += if energy_error <= T::ZERO {
+                T::ONE
+            } else {
+                (-energy_error).exp()
+            };
+            log_weight = if n == 0 {
+                -energy_error
+            } else {
+                log_sum_exp(log_weight, -energy_error)
+            };
+            let u = T::uniform_open_closed(rng);
+            if u <= (-energy_error - log_weight).exp() {
+                self.candidate.take(&self.work);
+            }
+
+            // Merge completed trees like a binary counter (docs/NUTS.md 2.3).
+            let working = self.slot[depth];
+            if let Some(span) = self.spans.get_mut(working) {
+                span.set_leaf(&self.work);
+            }
+            let mut level = 0;
+            while (n >> level) & 1 == 1 {
+                let left = self.slot[level];
+                let Some((left_span, right_span)) =
+                    two_mut(&mut self.spans, left, self.slot[depth])
+                else {
+                    return Subtree::Invalid;
+                };
+                if !merge_spans_valid(left_span, right_span) {
+                    return Subtree::Invalid;
+                }
+                left_span.absorb(right_span);
+                self.slot.swap(level, depth);
+                level += 1;
+            }
+            if n + 1 < leaves {
+                self.slot.swap(level, depth);
+            }
+        }
+        Subtree::Valid(log_weight)
+    }
+}
