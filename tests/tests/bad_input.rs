@@ -14,15 +14,24 @@
 //!   call (checked through every accessor, and by replaying the sampler and a
 //!   clone taken before the call on the same random numbers).
 //!
+//! - NUTS (every metric): every invalid setting (step size, maximum tree depth
+//!   against the const `MAX_DEPTH`, energy threshold) is an error at `new`,
+//!   `set_settings` or `set_step_size`; a NaN or infinite U or ∇U ends the
+//!   trajectory at that leaf as a counted divergence (one per bad evaluation),
+//!   the sample comes from the valid part of the tree, so the state stays
+//!   finite and never enters a bad region, and later draws are fine.
+//!
 //! Every constructor and step runs inside `catch_unwind`.
 
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use qnmc::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
+use qnmc::metric::{DenseMetric, DiagonalMetric, IdentityMetric, LbfgsMetric, Metric};
 use qnmc::{
     Error, Hamcmc, HamcmcSettings, Hmc, HmcSettings, InverseMass, MemoryUpdate, MinibatchPotential,
-    Potential, Qnhmc, QnhmcMass, QnhmcSettings, Real, StepSizeSchedule, StepStats,
+    Nuts, NutsSettings, Potential, Qnhmc, QnhmcMass, QnhmcSettings, Real, StepSizeSchedule,
+    StepStats,
 };
 use rand_core::{Rng, SeedableRng};
 use rand_xorshift::XorShiftRng;
@@ -1188,4 +1197,376 @@ fn degenerate_dimensions_and_memory_sizes() {
     degenerate::<f32, 0>();
     degenerate::<f32, 1>();
     degenerate::<f32, 7>();
+}
+
+// ---------------------------------------------------------------------------
+// NUTS
+// ---------------------------------------------------------------------------
+
+fn nuts_invalid_settings<T: Real>() {
+    let target = Faulty::clean(VARIANCES);
+    let x0 = [T::ZERO; 5];
+    let build = |s: NutsSettings<T>| {
+        no_panic("Nuts::new", || {
+            Nuts::<T, 5, IdentityMetric>::new(s, IdentityMetric, x0, &target)
+        })
+    };
+    let good = NutsSettings::new(T::from_f64(0.3));
+    for bad in not_positive::<T>() {
+        assert_invalid(
+            build(NutsSettings::new(bad)),
+            "step_size",
+            &format!("ε = {bad}"),
+        );
+        let mut s = good;
+        s.max_energy_error = bad;
+        assert_invalid(build(s), "max_energy_error", &format!("ΔH_max = {bad}"));
+    }
+    for depth in [0, 11, 64, u32::MAX] {
+        let mut s = good;
+        s.max_tree_depth = depth;
+        assert_invalid(build(s), "max_tree_depth", &format!("depth {depth} of 10"));
+    }
+    // The bound is the sampler's const MAX_DEPTH: Stan's default depth 10 does
+    // not fit a sampler built for 4.
+    let small = |s: NutsSettings<T>| {
+        no_panic("Nuts::<_, _, _, 4>::new", || {
+            Nuts::<T, 5, IdentityMetric, 4>::new(s, IdentityMetric, x0, &target)
+        })
+    };
+    assert_invalid(small(good), "max_tree_depth", "depth 10 of 4");
+    let mut s = good;
+    s.max_tree_depth = 4;
+    assert!(small(s).is_ok());
+    // The boundary of each rule is accepted.
+    let mut s = NutsSettings::new(T::from_f64(1e-30));
+    s.max_tree_depth = 1;
+    s.max_energy_error = T::from_f64(1e-30);
+    assert!(build(s).is_ok());
+    let mut s = NutsSettings::new(T::from_f64(1e30));
+    s.max_tree_depth = 10;
+    assert!(build(s).is_ok());
+
+    // set_step_size / set_settings: an Err keeps the old settings, and the
+    // chain is unaffected.
+    let mut nuts = build(good).unwrap();
+    let mut reference = nuts.clone();
+    let mut bads = Vec::new();
+    for bad in not_positive::<T>() {
+        assert_invalid(
+            no_panic("set_step_size", || nuts.set_step_size(bad)),
+            "step_size",
+            "set_step_size",
+        );
+        let mut s = good;
+        s.step_size = bad;
+        bads.push((s, "step_size"));
+        let mut s = good;
+        s.max_energy_error = bad;
+        bads.push((s, "max_energy_error"));
+    }
+    for depth in [0, 11] {
+        let mut s = good;
+        s.max_tree_depth = depth;
+        bads.push((s, "max_tree_depth"));
+    }
+    for (s, name) in bads {
+        assert_invalid(
+            no_panic("set_settings", || nuts.set_settings(s)),
+            name,
+            "set_settings",
+        );
+        assert_eq!(
+            nuts.settings(),
+            &good,
+            "a failed setter changed the settings"
+        );
+    }
+    let (mut r1, mut r2) = (XorShiftRng::seed_from_u64(6), XorShiftRng::seed_from_u64(6));
+    for _ in 0..20 {
+        let a = nuts.step(&target, &mut r1);
+        let b = reference.step(&target, &mut r2);
+        assert_eq!(a, b);
+        assert_eq!(all_bits(nuts.position()), all_bits(reference.position()));
+    }
+}
+
+#[test]
+fn nuts_invalid_settings_f64() {
+    nuts_invalid_settings::<f64>();
+}
+
+#[test]
+fn nuts_invalid_settings_f32() {
+    nuts_invalid_settings::<f32>();
+}
+
+fn nuts_non_finite_initial_state<T: Real>() {
+    let nan = T::from_f64(f64::NAN);
+    let positions = [
+        [nan, T::ZERO, T::ZERO, T::ZERO, T::ZERO],
+        [T::ZERO, T::ZERO, T::INFINITY, T::ZERO, T::ZERO],
+        [T::ZERO, T::ZERO, T::ZERO, T::ZERO, -T::INFINITY],
+    ];
+    let clean = Faulty::clean(VARIANCES);
+    let settings = NutsSettings::new(T::HALF);
+    for x0 in positions {
+        let r = no_panic("Nuts", || {
+            Nuts::<T, 5, _>::new(settings, IdentityMetric, x0, &clean).map(drop)
+        });
+        assert_eq!(r, Err(Error::NonFiniteInitialState), "Nuts, non-finite θ₀");
+    }
+    // A finite θ₀ where the target is not finite (the very first call is bad).
+    for fault in MH_FAULTS {
+        let target = Faulty::new(VARIANCES, fault, Trigger::At(0));
+        let metric = DiagonalMetric::new(&VARIANCES.map(T::from_f64)).unwrap();
+        let r = no_panic("Nuts", || {
+            Nuts::<T, 5, _>::new(settings, metric, [T::HALF; 5], &target).map(drop)
+        });
+        assert_eq!(
+            r,
+            Err(Error::NonFiniteInitialState),
+            "Nuts, {fault:?} at θ₀"
+        );
+    }
+}
+
+#[test]
+fn nuts_non_finite_initial_state_f64() {
+    nuts_non_finite_initial_state::<f64>();
+}
+
+#[test]
+fn nuts_non_finite_initial_state_f32() {
+    nuts_non_finite_initial_state::<f32>();
+}
+
+/// The NUTS faults: the Metropolis ones and a finite gradient so large that
+/// the kinetic energy overflows.
+const NUTS_FAULTS: [Fault; 7] = [
+    Fault::NanPotential,
+    Fault::PosInfPotential,
+    Fault::NegInfPotential,
+    Fault::NanGradient,
+    Fault::PosInfGradient,
+    Fault::NegInfGradient,
+    Fault::HugeGradient,
+];
+
+fn nuts_state<T: Real, K: Metric<T, 5>>(n: &Nuts<T, 5, K>) -> Vec<u64> {
+    let mut v = all_bits(n.position());
+    v.push(bits(n.potential()));
+    v.extend(all_bits(n.gradient()));
+    v
+}
+
+/// Runs 300 NUTS draws on a faulty target and checks every draw: at most one
+/// bad evaluation per draw (the trajectory stops at the bad leaf) and then the
+/// draw is divergent, and only then; the evaluation count is the target's;
+/// the new state is a valid leaf (finite, with a finite energy error); a draw
+/// that diverged on its first leaf leaves the state untouched. Then 200 draws
+/// on a clean target: no divergence, the chain moves.
+fn check_nuts<T: Real, K: Metric<T, 5> + Clone>(
+    metric: K,
+    step_size: f64,
+    name: &str,
+    faults: &[Fault],
+    triggers: &[Trigger],
+) {
+    let steps = 300;
+    for (f, &fault) in faults.iter().enumerate() {
+        for (t, &trigger) in triggers.iter().enumerate() {
+            let case = format!("{name} {fault:?} {trigger:?}");
+            let target = Faulty::new(VARIANCES, fault, trigger);
+            let settings = NutsSettings::new(T::from_f64(step_size));
+            let mut nuts = no_panic(&case, || {
+                Nuts::<T, 5, K>::new(settings, metric.clone(), [T::ZERO; 5], &target).unwrap()
+            });
+            let seed = 2000 + 10 * f as u64 + t as u64;
+            let mut rng = XorShiftRng::seed_from_u64(seed);
+            let (mut divergent, mut moved, mut moved_after_last) = (0u64, 0u64, 0u64);
+            for k in 0..steps {
+                let before = nuts_state(&nuts);
+                let (bad0, calls0) = (target.bad.get(), target.calls.get());
+                let stats = no_panic(&case, || nuts.step(&target, &mut rng));
+                let bad = target.bad.get() - bad0;
+                let calls = target.calls.get() - calls0;
+                assert!(bad <= 1, "{case} draw {k}: the tree grew after a bad leaf");
+                assert_eq!(stats.gradient_evaluations as u64, calls, "{case} draw {k}");
+                assert_eq!(
+                    stats.leapfrog_steps, stats.gradient_evaluations,
+                    "{case} draw {k}"
+                );
+                assert_eq!(stats.divergent, bad == 1, "{case} draw {k}: {stats:?}");
+                assert!(
+                    stats.energy_error.is_finite() && stats.energy.is_finite(),
+                    "{case} draw {k}: {stats:?}"
+                );
+                let alpha = stats.acceptance_statistic;
+                assert!(
+                    alpha >= T::ZERO && alpha <= T::ONE,
+                    "{case} draw {k}: {stats:?}"
+                );
+                assert!(
+                    nuts.position()
+                        .iter()
+                        .chain(nuts.gradient())
+                        .all(|v| v.is_finite())
+                        && nuts.potential().is_finite(),
+                    "{case} draw {k}: non-finite state"
+                );
+                if stats.divergent {
+                    divergent += 1;
+                    moved_after_last = 0;
+                    assert!(!stats.reached_max_depth, "{case} draw {k}");
+                    if stats.tree_depth == 0 {
+                        assert!(!stats.moved, "{case} draw {k}");
+                        assert_eq!(nuts_state(&nuts), before, "{case} draw {k}");
+                    }
+                }
+                if stats.moved {
+                    moved += 1;
+                    moved_after_last += 1;
+                } else {
+                    assert_eq!(nuts_state(&nuts), before, "{case} draw {k}: not moved");
+                }
+                if let Trigger::Region(threshold) = trigger {
+                    // Only valid leaves are sampled: never one in the bad region.
+                    let x = nuts.position()[0].to_f64();
+                    assert!(x <= threshold, "{case} draw {k}: θ₀ = {x}");
+                }
+            }
+            assert_eq!(
+                divergent,
+                target.bad.get(),
+                "{case}: one divergence per bad evaluation"
+            );
+            assert!(divergent > 0, "{case}: the fault never fired");
+            match trigger {
+                Trigger::From(_) => {
+                    assert_eq!(divergent, steps as u64, "{case}");
+                    assert_eq!(moved, 0, "{case}");
+                }
+                Trigger::Window(..) => {
+                    assert!(
+                        moved_after_last > 50,
+                        "{case}: {moved_after_last} moves after"
+                    );
+                }
+                _ => assert!(moved > steps as u64 / 4, "{case}: moved {moved}"),
+            }
+            // Once the target is clean again the sampler keeps working.
+            let clean = Faulty::clean(VARIANCES);
+            let mut rng = XorShiftRng::seed_from_u64(seed + 5000);
+            let mut moved = 0;
+            for _ in 0..200 {
+                let stats = no_panic(&case, || nuts.step(&clean, &mut rng));
+                assert!(!stats.divergent, "{case}: divergence on the clean target");
+                moved += stats.moved as u32;
+            }
+            assert!(
+                moved > 150,
+                "{case}: only {moved}/200 moved after the faults"
+            );
+        }
+    }
+}
+
+/// Σ with the Faulty target's variances on the diagonal and correlations.
+fn faulty_covariance<T: Real>() -> [[T; 5]; 5] {
+    std::array::from_fn(|i| {
+        std::array::from_fn(|j| {
+            let c = if i == j {
+                VARIANCES[i]
+            } else {
+                0.3 * (VARIANCES[i] * VARIANCES[j]).sqrt()
+            };
+            T::from_f64(c)
+        })
+    })
+}
+
+/// The L-BFGS metric on the base diag(VARIANCES) with two exact pairs of a
+/// quadratic.
+fn faulty_lbfgs<T: Real>() -> LbfgsMetric<T, 5, 3> {
+    let mut memory = LbfgsMemory::<T, 5, 3>::new(LbfgsSettings::with_max_pairs(3)).unwrap();
+    let s1 = [1.0, 0.5, -0.5, 0.0, 1.0].map(T::from_f64);
+    let s2 = [0.0, 1.0, 1.0, -1.0, 0.5].map(T::from_f64);
+    for s in [s1, s2] {
+        // y = A s with A = diag(1/VARIANCES) + 0.2·11ᵀ.
+        let sum = s.iter().fold(T::ZERO, |a, b| a + *b);
+        let y: [T; 5] =
+            std::array::from_fn(|i| s[i] / T::from_f64(VARIANCES[i]) + T::from_f64(0.2) * sum);
+        assert!(memory.try_push(&s, &y));
+    }
+    LbfgsMetric::new(&VARIANCES.map(T::from_f64), &memory, T::ZERO).unwrap()
+}
+
+#[test]
+fn nuts_divergences_f64() {
+    check_nuts::<f64, _>(
+        IdentityMetric,
+        0.3,
+        "Nuts identity",
+        &NUTS_FAULTS,
+        &MH_TRIGGERS,
+    );
+    let diagonal = DiagonalMetric::new(&VARIANCES).unwrap();
+    check_nuts::<f64, _>(diagonal, 0.5, "Nuts diagonal", &NUTS_FAULTS, &MH_TRIGGERS);
+    let dense = DenseMetric::new(&faulty_covariance()).unwrap();
+    check_nuts::<f64, _>(dense, 0.5, "Nuts dense", &NUTS_FAULTS, &MH_TRIGGERS);
+    check_nuts::<f64, _>(
+        faulty_lbfgs(),
+        0.5,
+        "Nuts L-BFGS",
+        &NUTS_FAULTS,
+        &MH_TRIGGERS,
+    );
+}
+
+#[test]
+fn nuts_divergences_f32() {
+    let faults = [
+        Fault::NanPotential,
+        Fault::PosInfGradient,
+        Fault::HugeGradient,
+    ];
+    let triggers = [Trigger::From(1), Trigger::Pseudo(11), Trigger::Region(0.8)];
+    check_nuts::<f32, _>(IdentityMetric, 0.3, "Nuts f32 identity", &faults, &triggers);
+    let dense = DenseMetric::new(&faulty_covariance()).unwrap();
+    check_nuts::<f32, _>(dense, 0.5, "Nuts f32 dense", &faults, &triggers);
+    check_nuts::<f32, _>(faulty_lbfgs(), 0.5, "Nuts f32 L-BFGS", &faults, &triggers);
+}
+
+/// NUTS in D = 0, 1 and an odd D, with the identity and diagonal metrics.
+#[test]
+fn nuts_degenerate_dimensions() {
+    fn run<T: Real, const D: usize>() {
+        let target = StandardNormal;
+        let mut rng = XorShiftRng::seed_from_u64(D as u64 + 100);
+        let case = format!("NUTS D = {D}, {}", core::any::type_name::<T>());
+        no_panic(&case, || {
+            let settings = NutsSettings::new(T::HALF);
+            let mut a =
+                Nuts::<T, D, _>::new(settings, IdentityMetric, [T::HALF; D], &target).unwrap();
+            let metric = DiagonalMetric::new(&[T::from_f64(2.0); D]).unwrap();
+            let mut b = Nuts::<T, D, _>::new(settings, metric, [T::HALF; D], &target).unwrap();
+            for _ in 0..200 {
+                assert!(!a.step(&target, &mut rng).divergent, "{case}");
+                assert!(!b.step(&target, &mut rng).divergent, "{case}");
+            }
+            assert!(
+                a.position()
+                    .iter()
+                    .chain(b.position())
+                    .all(|v| v.is_finite())
+            );
+        });
+    }
+    run::<f64, 0>();
+    run::<f64, 1>();
+    run::<f64, 3>();
+    run::<f32, 0>();
+    run::<f32, 1>();
+    run::<f32, 7>();
 }

@@ -20,12 +20,18 @@
 //! Negative control: the same HMC with a mis-scaled kinetic energy in the
 //! Metropolis test (momentum drawn from N(0, 1) but K = p²/4 instead of p²/2)
 //! is not π-invariant; it must fail on every seed.
+//!
+//! The same test for the core [`qnmc::Nuts`] (one transition, identity and
+//! diagonal metric, the latter with a maximum depth of 2 so that most trees
+//! saturate), with the same thresholds; its negative control is NUTS with a
+//! metric whose momentum is drawn 1.5 times too wide for its kinetic energy.
 
 // Numeric checks index several parallel arrays at once; index loops say that best.
 #![allow(clippy::needless_range_loop)]
 
+use qnmc::metric::{DiagonalMetric, IdentityMetric, Metric};
 use qnmc::random::standard_normal;
-use qnmc::{Hmc, HmcSettings, Potential, Real};
+use qnmc::{Hmc, HmcSettings, Nuts, NutsSettings, Potential, Real};
 use qnmc_tests::amagold::checks::{Ess, Z, bonferroni_limit, estimate};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
@@ -191,6 +197,93 @@ fn mis_scaled_kinetic_energy_fails_geweke() {
             .map(|z| format!("{} {:+.2}", z.label, z.z))
             .collect();
         println!("mis-scaled HMC seed {seed}: {}", line.join(", "));
+        assert!(
+            worst > limit,
+            "the wrong sampler passed: max |z| {worst:.2}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// NUTS
+
+/// ε for the identity metric: a fifth of the posterior sd 1/2; a U-turn takes
+/// about half a period π/ω = π/2 (ω = 2), ≈ 16 leapfrog steps, trees of
+/// depth ≈ 4.
+const NUTS_EPS: f64 = 0.1;
+
+fn core_nuts_identity(theta: f64, post: &Posterior, rng: &mut XorShiftRng) -> f64 {
+    let settings = NutsSettings::new(NUTS_EPS);
+    let mut nuts = Nuts::<f64, 1, _>::new(settings, IdentityMetric, [theta], post).unwrap();
+    nuts.step(post, rng);
+    nuts.position()[0]
+}
+
+/// Diagonal metric M⁻¹ = 0.3 (close to the posterior variance 1/4), a large
+/// ε = 0.9 and a maximum depth of 2: most trees stop at depth 2 without a
+/// U-turn, and the energy errors are far from 0.
+fn core_nuts_diagonal_shallow(theta: f64, post: &Posterior, rng: &mut XorShiftRng) -> f64 {
+    let mut settings = NutsSettings::new(0.9);
+    settings.max_tree_depth = 2;
+    let metric = DiagonalMetric::new(&[0.3]).unwrap();
+    let mut nuts = Nuts::<f64, 1, _>::new(settings, metric, [theta], post).unwrap();
+    nuts.step(post, rng);
+    nuts.position()[0]
+}
+
+/// The identity metric with momenta drawn 1.5 times too wide for K = ½p²:
+/// deliberately wrong (the trajectories run at too high an energy).
+#[derive(Debug, Clone, Copy)]
+struct TooWideMomentum;
+
+impl Metric<f64, 1> for TooWideMomentum {
+    fn momentum_from_normals(&self, z: &[f64; 1], p: &mut [f64; 1]) {
+        p[0] = 1.5 * z[0];
+    }
+    fn velocity(&self, p: &[f64; 1], v: &mut [f64; 1]) {
+        v[0] = p[0];
+    }
+}
+
+fn too_wide_nuts(theta: f64, post: &Posterior, rng: &mut XorShiftRng) -> f64 {
+    let settings = NutsSettings::new(NUTS_EPS);
+    let mut nuts = Nuts::<f64, 1, _>::new(settings, TooWideMomentum, [theta], post).unwrap();
+    nuts.step(post, rng);
+    nuts.position()[0]
+}
+
+#[test]
+fn core_nuts_passes_geweke() {
+    let limit = bonferroni_limit(6, 0.005);
+    for (name, transition) in [
+        ("identity", core_nuts_identity as Transition),
+        ("diagonal, max depth 2", core_nuts_diagonal_shallow),
+    ] {
+        for seed in [11u64, 12, 13] {
+            let zs = geweke(transition, seed);
+            let line: Vec<String> = zs
+                .iter()
+                .map(|z| format!("{} {:+.2}", z.label, z.z))
+                .collect();
+            println!("core NUTS {name} seed {seed}: {}", line.join(", "));
+            for z in &zs {
+                assert!(z.z.abs() <= limit, "NUTS {name}: {z:?} beyond ±{limit:.2}");
+            }
+        }
+    }
+}
+
+#[test]
+fn too_wide_momentum_nuts_fails_geweke() {
+    let limit = bonferroni_limit(6, 0.005);
+    for seed in [11u64, 12, 13] {
+        let zs = geweke(too_wide_nuts, seed);
+        let worst = zs.iter().map(|z| z.z.abs()).fold(0.0, f64::max);
+        let line: Vec<String> = zs
+            .iter()
+            .map(|z| format!("{} {:+.2}", z.label, z.z))
+            .collect();
+        println!("too-wide NUTS seed {seed}: {}", line.join(", "));
         assert!(
             worst > limit,
             "the wrong sampler passed: max |z| {worst:.2}"

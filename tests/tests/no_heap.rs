@@ -1,6 +1,7 @@
 //! The core never touches the heap: a counting global allocator sees zero
-//! allocations, reallocations and deallocations while the samplers step and
-//! while the L-BFGS operators run (the allocator is `qnmc_tests::heap`).
+//! allocations, reallocations and deallocations while the samplers step
+//! (NUTS with each metric included) and while the L-BFGS operators run (the
+//! allocator is `qnmc_tests::heap`).
 //!
 //! Counting is per thread: the test harness runs tests on parallel threads, so a
 //! thread-local "measuring" flag decides whether an allocation is counted and a
@@ -11,9 +12,11 @@
 use std::hint::black_box;
 
 use qnmc::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
+use qnmc::metric::{DenseMetric, DiagonalMetric, IdentityMetric, LbfgsMetric, Metric};
 use qnmc::{
     FullBatch, Hamcmc, HamcmcSettings, Hmc, HmcSettings, InverseMass, MemoryUpdate,
-    MinibatchPotential, Potential, Qnhmc, QnhmcMass, QnhmcSettings, Real, StepSizeSchedule,
+    MinibatchPotential, Nuts, NutsSettings, Potential, Qnhmc, QnhmcMass, QnhmcSettings, Real,
+    StepSizeSchedule,
 };
 use qnmc_host::targets::{CorrelatedGaussian, LinearGaussianModel};
 use qnmc_tests::heap::{CountingAllocator, count_heap};
@@ -317,4 +320,155 @@ fn lbfgs_memory_operators_do_not_allocate() {
     }
     assert_eq!(exercise::<f64>(), 0, "LbfgsMemory<f64> allocated");
     assert_eq!(exercise::<f32>(), 0, "LbfgsMemory<f32> allocated");
+}
+
+/// Runs `STEPS` NUTS draws in the measured region, with a step-size change
+/// (valid and invalid) every 100 draws; returns the number of draws that
+/// moved and the largest tree depth, so a sampler that silently did nothing
+/// would show up.
+fn nuts_region<T: Real, const D: usize, K: Metric<T, D>, P: Potential<T, D>>(
+    sampler: &mut Nuts<T, D, K>,
+    target: &P,
+    step_size: f64,
+    rng: &mut XorShiftRng,
+) -> (usize, (usize, u32)) {
+    count_heap(|| {
+        let (mut moved, mut depth) = (0usize, 0u32);
+        for n in 0..STEPS {
+            if n % 100 == 0 {
+                let scale = if n % 200 == 0 { 1.0 } else { 0.9 };
+                assert!(
+                    sampler
+                        .set_step_size(T::from_f64(step_size * scale))
+                        .is_ok()
+                );
+                assert!(sampler.set_step_size(T::from_f64(f64::NAN)).is_err());
+            }
+            let stats = sampler.step(target, rng);
+            moved += stats.moved as usize;
+            depth = depth.max(stats.tree_depth);
+        }
+        black_box(sampler.position());
+        (moved, depth)
+    })
+}
+
+/// The core's L-BFGS metric from `P` exact pairs of a quadratic with precision
+/// Σ⁻¹ of the paper's Gaussian, on the base diag(5) (built outside the
+/// measured region).
+fn paper_lbfgs_metric<T: Real, const D: usize, const M: usize>(
+    pairs: usize,
+) -> LbfgsMetric<T, D, M> {
+    let mut memory = LbfgsMemory::<T, D, M>::new(LbfgsSettings::with_max_pairs(M)).unwrap();
+    let target = CorrelatedGaussian::<D>::paper();
+    for k in 0..pairs {
+        let s: [T; D] =
+            std::array::from_fn(|i| T::from_f64(if (i * 7 + k * 3) % 5 < 2 { 1.0 } else { -0.5 }));
+        let mut y = [T::ZERO; D];
+        target.potential_and_gradient(&s, &mut y);
+        assert!(memory.try_push(&s, &y), "an exact pair is admitted");
+    }
+    LbfgsMetric::new(&[T::from_f64(5.0); D], &memory, T::ZERO).unwrap()
+}
+
+#[test]
+fn nuts_every_metric_does_not_allocate() {
+    const D: usize = 20;
+    let target = CorrelatedGaussian::<D>::paper();
+    let mut rng = XorShiftRng::seed_from_u64(4);
+    let x0 = [1.0; D];
+    let cov: [[f64; D]; D] =
+        std::array::from_fn(|i| std::array::from_fn(|j| 1.0 + if i == j { 4.0 } else { 0.0 }));
+
+    let mut nuts =
+        Nuts::<f64, D, _>::new(NutsSettings::new(0.9), IdentityMetric, x0, &target).unwrap();
+    let (n, (moved, depth)) = nuts_region(&mut nuts, &target, 0.9, &mut rng);
+    assert_eq!(n, 0, "NUTS (identity) allocated {n} times");
+    assert!(
+        moved > STEPS / 2 && depth >= 2,
+        "NUTS identity: {moved}, {depth}"
+    );
+
+    let metric = DiagonalMetric::new(&[5.0; D]).unwrap();
+    let mut nuts = Nuts::<f64, D, _>::new(NutsSettings::new(0.4), metric, x0, &target).unwrap();
+    let (n, (moved, depth)) = nuts_region(&mut nuts, &target, 0.4, &mut rng);
+    assert_eq!(n, 0, "NUTS (diagonal) allocated {n} times");
+    assert!(
+        moved > STEPS / 2 && depth >= 2,
+        "NUTS diagonal: {moved}, {depth}"
+    );
+
+    let metric = DenseMetric::new(&cov).unwrap();
+    let mut nuts = Nuts::<f64, D, _>::new(NutsSettings::new(0.8), metric, x0, &target).unwrap();
+    let (n, (moved, depth)) = nuts_region(&mut nuts, &target, 0.8, &mut rng);
+    assert_eq!(n, 0, "NUTS (dense) allocated {n} times");
+    assert!(
+        moved > STEPS / 2 && depth >= 1,
+        "NUTS dense: {moved}, {depth}"
+    );
+    // Replacing the covariance (valid and invalid) does not allocate either.
+    let (n, ()) = count_heap(|| {
+        assert!(nuts.metric_mut().set_covariance(&cov).is_ok());
+        assert!(
+            nuts.metric_mut()
+                .set_covariance(&[[f64::NAN; D]; D])
+                .is_err()
+        );
+    });
+    assert_eq!(n, 0);
+
+    let metric = paper_lbfgs_metric::<f64, D, 6>(4);
+    let mut nuts = Nuts::<f64, D, _>::new(NutsSettings::new(0.6), metric, x0, &target).unwrap();
+    let (n, (moved, depth)) = nuts_region(&mut nuts, &target, 0.6, &mut rng);
+    assert_eq!(n, 0, "NUTS (L-BFGS) allocated {n} times");
+    assert!(
+        moved > STEPS / 2 && depth >= 1,
+        "NUTS L-BFGS: {moved}, {depth}"
+    );
+
+    // A small maximum depth (saturated trees) and divergent trees.
+    let mut settings = NutsSettings::new(0.1);
+    settings.max_tree_depth = 3;
+    let mut nuts = Nuts::<f64, D, _>::new(settings, IdentityMetric, x0, &target).unwrap();
+    let (n, _) = count_heap(|| {
+        let mut saturated = 0;
+        for _ in 0..STEPS {
+            saturated += nuts.step(&target, &mut rng).reached_max_depth as usize;
+        }
+        saturated
+    });
+    assert_eq!(n, 0, "NUTS (saturated) allocated {n} times");
+    // Divergences: finite energy errors above a small threshold, and from the
+    // mode with an absurd ε, positions and potentials that overflow.
+    let mut settings = NutsSettings::new(1.5);
+    settings.max_energy_error = 0.5;
+    let mut nuts = Nuts::<f64, D, _>::new(settings, IdentityMetric, x0, &target).unwrap();
+    let mut absurd =
+        Nuts::<f64, D, _>::new(NutsSettings::new(1e308), IdentityMetric, [0.0; D], &target)
+            .unwrap();
+    let (n, (divergent, overflowed)) = count_heap(|| {
+        let (mut divergent, mut overflowed) = (0usize, 0usize);
+        for _ in 0..STEPS {
+            divergent += nuts.step(&target, &mut rng).divergent as usize;
+            let stats = absurd.step(&target, &mut rng);
+            overflowed += (stats.divergent && stats.gradient_evaluations == 0) as usize;
+        }
+        (divergent, overflowed)
+    });
+    assert_eq!(n, 0, "NUTS (divergent) allocated {n} times");
+    assert!(divergent > 0 && overflowed > 0, "{divergent}, {overflowed}");
+
+    // f32, diagonal and L-BFGS.
+    let metric = DiagonalMetric::new(&[5.0f32; D]).unwrap();
+    let mut nuts =
+        Nuts::<f32, D, _>::new(NutsSettings::new(0.4), metric, [1.0f32; D], &target).unwrap();
+    let (n, (moved, _)) = nuts_region(&mut nuts, &target, 0.4, &mut rng);
+    assert_eq!(n, 0, "NUTS f32 (diagonal) allocated {n} times");
+    assert!(moved > STEPS / 2);
+    let metric = paper_lbfgs_metric::<f32, D, 6>(4);
+    let mut nuts =
+        Nuts::<f32, D, _>::new(NutsSettings::new(0.6), metric, [1.0f32; D], &target).unwrap();
+    let (n, (moved, _)) = nuts_region(&mut nuts, &target, 0.6, &mut rng);
+    assert_eq!(n, 0, "NUTS f32 (L-BFGS) allocated {n} times");
+    assert!(moved > STEPS / 2);
 }

@@ -21,6 +21,7 @@
 pub mod dense_bfgs;
 pub mod hamcmc;
 pub mod hmc;
+pub mod nuts;
 pub mod qnhmc;
 pub mod targets;
 pub mod util;
