@@ -6,6 +6,9 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use qnmc::lbfgs::{LbfgsMemory, LbfgsSettings};
+use qnmc::linalg::{dot, dot_wide};
+use qnmc::metric::{LbfgsMetric, Metric};
+use qnmc::random::standard_normal;
 use qnmc::{FullBatch, Hamcmc, HamcmcSettings, Potential, Qnhmc, QnhmcSettings, StepSizeSchedule};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
@@ -98,6 +101,68 @@ fn bench_kernels<const D: usize, const M: usize>(c: &mut Criterion) {
     group.finish();
 }
 
+/// The quasi-Newton metric's v = H p (eigen-form, independent `dot_wide`s)
+/// against the two-loop recursion on the same M pairs (base 1, γ = 1: the
+/// same H), full rank r = 2M.
+fn bench_metric_velocity<const D: usize, const M: usize>(c: &mut Criterion) {
+    let mut rng = XorShiftRng::seed_from_u64(3);
+    let mut memory =
+        Box::new(LbfgsMemory::<f64, D, M>::new(LbfgsSettings::with_max_pairs(M)).unwrap());
+    for _ in 0..M {
+        let mut s = [0.0; D];
+        let mut y = [0.0; D];
+        for i in 0..D {
+            s[i] = standard_normal::<f64, _>(&mut rng);
+            y[i] = (1.0 + 9.0 * i as f64 / D as f64) * s[i];
+        }
+        assert!(memory.try_push(&s, &y));
+    }
+    let mut metric = Box::new(LbfgsMetric::<f64, D, M>::identity());
+    metric.rebuild(&[1.0; D], &memory, 0.0).unwrap();
+    assert_eq!(metric.rank(), 2 * M, "the bench measures the full rank");
+    let p = [1.0; D];
+    let mut out = [0.0; D];
+    let mut group = c.benchmark_group(format!("metric_velocity/D={D}/M={M}"));
+    group.bench_function("lbfgs_metric", |b| {
+        b.iter(|| metric.velocity(black_box(&p), &mut out))
+    });
+    group.bench_function("two_loop", |b| {
+        b.iter(|| memory.apply_inverse_hessian(black_box(&p), &mut out))
+    });
+    group.bench_function("lbfgs_metric_momentum", |b| {
+        b.iter(|| metric.momentum_from_normals(black_box(&p), &mut out))
+    });
+    group.finish();
+    let mut group = c.benchmark_group(format!("metric_rebuild/D={D}/M={M}"));
+    group.bench_function("rebuild", |b| {
+        b.iter(|| metric.rebuild(black_box(&[1.0; D]), &memory, 0.0))
+    });
+    group.finish();
+}
+
+/// One sequential chain (`dot`) against four fixed-order accumulators (`dot_wide`).
+fn bench_dot<const D: usize>(c: &mut Criterion) {
+    let mut rng = XorShiftRng::seed_from_u64(4);
+    let a: [f64; D] = std::array::from_fn(|_| standard_normal::<f64, _>(&mut rng));
+    let b: [f64; D] = std::array::from_fn(|_| standard_normal::<f64, _>(&mut rng));
+    let af: [f32; D] = a.map(|x| x as f32);
+    let bf: [f32; D] = b.map(|x| x as f32);
+    let mut group = c.benchmark_group(format!("dot/D={D}"));
+    group.bench_function("dot", |bench| {
+        bench.iter(|| dot(black_box(&a), black_box(&b)))
+    });
+    group.bench_function("dot_wide", |bench| {
+        bench.iter(|| dot_wide(black_box(&a), black_box(&b)))
+    });
+    group.bench_function("dot_f32", |bench| {
+        bench.iter(|| dot(black_box(&af), black_box(&bf)))
+    });
+    group.bench_function("dot_wide_f32", |bench| {
+        bench.iter(|| dot_wide(black_box(&af), black_box(&bf)))
+    });
+    group.finish();
+}
+
 fn all(c: &mut Criterion) {
     bench_qnhmc::<10, 2>(c);
     bench_qnhmc::<100, 2>(c);
@@ -119,6 +184,8 @@ fn all(c: &mut Criterion) {
     bench_hamcmc::<1000, 10>(c);
     bench_kernels::<100, 10>(c);
     bench_kernels::<1000, 10>(c);
+    bench_metric_velocity::<100, 10>(c);
+    bench_dot::<100>(c);
 }
 
 criterion_group! {

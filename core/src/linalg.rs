@@ -13,6 +13,67 @@ pub fn dot<T: Real, const D: usize>(a: &[T; D], b: &[T; D]) -> T {
     acc
 }
 
+/// Number of independent partial sums of [`dot_wide`] and [`dot_wide_slice`].
+const DOT_WIDE_LANES: usize = 4;
+
+/// Σ aᵢ bᵢ with 4 independent partial sums, in a fixed
+/// order that is the same on every target:
+///
+/// ```text
+/// accₖ = Σ_{i ≡ k (mod 4)} aᵢ bᵢ   (each in increasing i, no FMA)
+/// result = (acc₀ + acc₁) + (acc₂ + acc₃)
+/// ```
+///
+/// The four sums do not wait for each other, so the loop runs several times
+/// faster than [`dot`]'s single chain on a pipelined or SIMD processor, and
+/// because the order is written down (not left to the compiler) an `f32` or
+/// `f64` result is bit for bit the same on x86-64, Cortex-M, RISC-V and
+/// wasm32. It is a different order from [`dot`], so the two can differ in the
+/// last bits. Every product passes through at most n = ⌈D/4⌉ + 2 roundings,
+/// so |error| ≤ γₙ Σ|aᵢbᵢ| with γₙ = n·u/(1 − n·u), u = ε/2 (ε =
+/// [`Real::EPSILON`]): within the D·ε·Σ|aᵢbᵢ| of the sequential sum for
+/// D ≥ 2 (for D = 1 the result is the rounded product). Integer-valued inputs
+/// whose products and partial sums stay below 2^24 (`f32`) or 2^53 (`f64`) give
+/// the exact result.
+///
+/// ```
+/// use qnmc::linalg::dot_wide;
+/// let a = [1.0f64, 2.0, 3.0, 4.0, 5.0];
+/// assert_eq!(dot_wide(&a, &a), 55.0);
+/// ```
+#[inline]
+pub fn dot_wide<T: Real, const D: usize>(a: &[T; D], b: &[T; D]) -> T {
+    dot_wide_slice(a, b)
+}
+
+/// [`dot_wide`] on slices, in the same order. Slices of different lengths are
+/// summed over the shorter length (the extra entries of the longer one are
+/// ignored; nothing panics).
+#[inline]
+pub fn dot_wide_slice<T: Real>(a: &[T], b: &[T]) -> T {
+    let mut acc = [T::ZERO; DOT_WIDE_LANES];
+    let (chunks_a, chunks_b) = (
+        a.chunks_exact(DOT_WIDE_LANES),
+        b.chunks_exact(DOT_WIDE_LANES),
+    );
+    // Full blocks of four first: entry 4q + k goes to accₖ.
+    let blocks = chunks_a.len().min(chunks_b.len());
+    for (x, y) in chunks_a.zip(chunks_b) {
+        for k in 0..DOT_WIDE_LANES {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    // The tail (fewer than four entries, or the rest of a longer slice) keeps
+    // the same rule: entry i goes to acc_{i mod 4}, in increasing i.
+    let start = blocks * DOT_WIDE_LANES;
+    let tail_a = a.get(start..).unwrap_or(&[]);
+    let tail_b = b.get(start..).unwrap_or(&[]);
+    for (k, (x, y)) in tail_a.iter().zip(tail_b).enumerate() {
+        acc[k % DOT_WIDE_LANES] += *x * *y;
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3])
+}
+
 /// y ← y + α x.
 #[inline]
 pub fn axpy<T: Real, const D: usize>(alpha: T, x: &[T; D], y: &mut [T; D]) {
@@ -70,5 +131,139 @@ mod tests {
         assert!(all_finite(&a));
         assert!(!all_finite(&[1.0, f64::NAN]));
         assert!(!all_finite(&[1.0, f64::INFINITY]));
+    }
+
+    /// The definition of [`dot_wide`], written out term by term.
+    fn dot_wide_by_definition<T: Real>(a: &[T], b: &[T]) -> T {
+        let mut acc = [T::ZERO; 4];
+        let mut i = 0;
+        while i < a.len() && i < b.len() {
+            acc[i % 4] += a[i] * b[i];
+            i += 1;
+        }
+        (acc[0] + acc[1]) + (acc[2] + acc[3])
+    }
+
+    /// Integer-valued inputs: every partial sum is exact, so the result is.
+    #[test]
+    fn dot_wide_is_exact_on_integers() {
+        let a: [f64; 13] = core::array::from_fn(|i| i as f64 + 1.0);
+        let b: [f64; 13] = core::array::from_fn(|i| if i % 3 == 0 { -2.0 } else { 5.0 });
+        let exact: f64 = (0..13).map(|i| a[i] * b[i]).sum();
+        assert_eq!(dot_wide(&a, &b), exact);
+        assert_eq!(dot_wide(&a, &b), dot(&a, &b));
+        let af: [f32; 13] = core::array::from_fn(|i| a[i] as f32);
+        let bf: [f32; 13] = core::array::from_fn(|i| b[i] as f32);
+        assert_eq!(dot_wide(&af, &bf) as f64, exact);
+        for d in 0..=12 {
+            assert_eq!(
+                dot_wide_slice(&a[..d], &b[..d]),
+                dot_wide_slice(&b[..d], &a[..d])
+            );
+            let partial: f64 = (0..d).map(|i| a[i] * b[i]).sum();
+            assert_eq!(dot_wide_slice(&a[..d], &b[..d]), partial, "D = {d}");
+        }
+        assert_eq!(dot_wide::<f64, 0>(&[], &[]), 0.0);
+    }
+
+    /// Reference values (exact sums of the stored f64 products, rounded once,
+    /// computed with rational arithmetic), the bound D·ε·Σ|aᵢbᵢ|, and the bits
+    /// the fixed order must give on every target.
+    #[test]
+    fn dot_wide_reference_table() {
+        // (a, b, exact Σ aᵢbᵢ rounded to f64, Σ|aᵢbᵢ|, bits of dot_wide in f64)
+        let cancelling: ([f64; 9], [f64; 9]) = (
+            [1e16, 1.0, -1e16, 1.0, 3.0, 0.5, -2.25, 7.0, 0.001],
+            [1.0, 1.0, 1.0, 1.0, 0.1, 0.3, 0.7, -0.9, 1000.0],
+        );
+        // The order is visible here: 4 lanes give −6, one chain −5.425, exact −4.425.
+        let w = dot_wide(&cancelling.0, &cancelling.1);
+        assert_eq!(w.to_bits(), 0xc018_0000_0000_0000);
+        assert_eq!(dot(&cancelling.0, &cancelling.1), -5.425);
+        assert!((w - -4.425).abs() <= 9.0 * f64::EPSILON * 2.0000000000000012e16);
+
+        let a11 = [
+            -0.45000000000000007,
+            -0.35000000000000003,
+            -0.25,
+            -0.15000000000000002,
+            -0.050000000000000044,
+            0.050000000000000044,
+            0.15000000000000002,
+            0.25,
+            0.35,
+            0.44999999999999996,
+            0.55,
+        ];
+        let b11 = [
+            0.3333333333333333,
+            0.25,
+            0.2,
+            0.16666666666666666,
+            0.14285714285714285,
+            0.125,
+            0.1111111111111111,
+            0.1,
+            0.09090909090909091,
+            0.08333333333333333,
+            0.07692307692307693,
+        ];
+        let a7 = [
+            1.0,
+            -1.1428571428571428,
+            1.2857142857142856,
+            -1.4285714285714286,
+            1.5714285714285714,
+            -1.7142857142857144,
+            1.8571428571428572,
+        ];
+        let b7 = [3.3, 1.65, 0.825, 0.4125, 0.20625, 0.103125, 0.0515625];
+        let table: [(&[f64], &[f64], f64, u64); 2] = [
+            (&a11, &b11, -0.16010031635031638, 0xbfc4_7e2a_cb66_e4fb),
+            (&a7, &b7, 2.1287946428571427, 0x4001_07c5_7c57_c57c),
+        ];
+        for (a, b, exact, bits) in table {
+            let w = dot_wide_slice(a, b);
+            assert_eq!(w.to_bits(), bits, "{a:?}");
+            assert_eq!(w.to_bits(), dot_wide_by_definition(a, b).to_bits());
+            let abs: f64 = a.iter().zip(b).map(|(x, y)| (x * y).abs()).sum();
+            let bound = a.len() as f64 * f64::EPSILON * abs;
+            assert!((w - exact).abs() <= bound, "{w} vs {exact}");
+        }
+        // The same inputs rounded to f32: reference = the f64 sum of the exact
+        // f32 products (error ~1e-16, far below the f32 bound); fixed bits too.
+        let a7f: [f32; 7] = core::array::from_fn(|i| a7[i] as f32);
+        let b7f: [f32; 7] = core::array::from_fn(|i| b7[i] as f32);
+        let w = dot_wide(&a7f, &b7f);
+        assert_eq!(w.to_bits(), 0x4008_3e2c);
+        let exact: f64 = (0..7).map(|i| a7f[i] as f64 * b7f[i] as f64).sum();
+        let abs: f64 = (0..7).map(|i| (a7f[i] as f64 * b7f[i] as f64).abs()).sum();
+        assert!((w as f64 - exact).abs() <= 7.0 * f32::EPSILON as f64 * abs);
+        let a11f: [f32; 11] = core::array::from_fn(|i| a11[i] as f32);
+        let b11f: [f32; 11] = core::array::from_fn(|i| b11[i] as f32);
+        assert_eq!(dot_wide(&a11f, &b11f).to_bits(), 0xbe23_f157);
+    }
+
+    /// Array and slice versions agree with the written-out definition for every
+    /// length, and unequal slices are summed over the shorter one.
+    #[test]
+    fn dot_wide_follows_its_definition_at_every_length() {
+        let a: [f64; 23] = core::array::from_fn(|i| 1.0 / (i as f64 + 0.7) - 0.31 * i as f64);
+        let b: [f64; 23] = core::array::from_fn(|i| (i as f64 * 0.9).exp() / 1e3 - 0.5);
+        for d in 0..=23 {
+            let w = dot_wide_slice(&a[..d], &b[..d]);
+            assert_eq!(
+                w.to_bits(),
+                dot_wide_by_definition(&a[..d], &b[..d]).to_bits()
+            );
+            assert_eq!(dot_wide_slice(&a, &b[..d]).to_bits(), w.to_bits());
+            assert_eq!(dot_wide_slice(&a[..d], &b).to_bits(), w.to_bits());
+        }
+        let (a5, b5): ([f32; 5], [f32; 5]) = ([0.1, 0.2, 0.3, 0.4, 0.5], [5.0, 4.0, 3.0, 2.0, 1.0]);
+        assert_eq!(
+            dot_wide(&a5, &b5).to_bits(),
+            dot_wide_by_definition(&a5, &b5).to_bits()
+        );
+        assert!(dot_wide(&[f64::NAN, 1.0], &[1.0, 1.0]).is_nan());
     }
 }
