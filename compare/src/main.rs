@@ -15,7 +15,7 @@ use std::time::Instant;
 use clap::Parser;
 use qnmc_host::cli::{TargetArgs, build_target};
 use qnmc_host::model::Model;
-use qnmc_host::run::{RunSettings, SamplerKind};
+use qnmc_host::run::{MetricKind, RunSettings, SamplerKind};
 
 use metrics::Metrics;
 use nutsrs::{NutsRsJob, NutsRsMetric};
@@ -69,8 +69,21 @@ fn configs() -> Vec<Config> {
         },
         qnmc("hmc", "qnmc hmc", SamplerKind::Hmc, |_| {}),
         qnmc("qnhmc", "qnmc qnhmc", SamplerKind::Qnhmc, |_| {}),
-        // Once `SamplerKind::Nuts` and `RunSettings::metric` are committed, one line per metric:
-        // qnmc("nuts-lbfgs", "qnmc nuts --metric lbfgs", SamplerKind::Nuts, |s| s.metric = Some(MetricKind::Lbfgs)),
+        qnmc("nuts-lbfgs", "qnmc nuts lbfgs", SamplerKind::Nuts, |s| {
+            s.metric = Some(MetricKind::Lbfgs)
+        }),
+        qnmc("nuts-lbfgs-w500", "qnmc nuts lbfgs, warm-up 500", SamplerKind::Nuts, |s| {
+            s.metric = Some(MetricKind::Lbfgs);
+            s.warmup = 500;
+        }),
+        qnmc("nuts-lbfgs-w500-d07", "qnmc nuts lbfgs, warm-up 500, delta 0.7", SamplerKind::Nuts, |s| {
+            s.metric = Some(MetricKind::Lbfgs);
+            s.warmup = 500;
+            s.target_acceptance = Some(0.7);
+        }),
+        qnmc("nuts-diag", "qnmc nuts diag", SamplerKind::Nuts, |s| {
+            s.metric = Some(MetricKind::Diagonal)
+        }),
     ]
 }
 

@@ -32,12 +32,26 @@
 //!
 //! Adaptation is not exact: the warm-up draws must be discarded.
 
+mod lbfgs_estimator;
+mod metric_estimators;
+mod nuts_warmup;
+mod schedule;
+mod welford;
+
+pub use lbfgs_estimator::LbfgsEstimator;
+pub use metric_estimators::{
+    DenseEstimator, DiagonalEstimator, IdentityEstimator, MetricEstimator,
+};
+pub use nuts_warmup::AdaptiveNuts;
+pub use schedule::WarmupSchedule;
+pub use welford::{Welford, WelfordCovariance};
+
 use rand_core::Rng;
 
 use crate::Real;
 use crate::error::{Error, require_positive};
 use crate::samplers::amagold::Amagold;
-use crate::samplers::{Hmc, Qnhmc};
+use crate::samplers::{Hmc, Nuts, Qnhmc};
 
 /// A sampler whose step size can be changed between draws.
 pub trait StepSizeAdaptable<T> {
@@ -54,6 +68,14 @@ impl<T: Real, const D: usize> StepSizeAdaptable<T> for Hmc<T, D> {
 impl<T: Real, const D: usize, const M: usize> StepSizeAdaptable<T> for Qnhmc<T, D, M> {
     fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
         Qnhmc::set_step_size(self, step_size)
+    }
+}
+
+impl<T: Real, const D: usize, K: crate::metric::Metric<T, D>, const MAX_DEPTH: usize>
+    StepSizeAdaptable<T> for Nuts<T, D, K, MAX_DEPTH>
+{
+    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        Nuts::set_step_size(self, step_size)
     }
 }
 

@@ -3,14 +3,17 @@
 //! - [`PairRing`] (`pair_ring.rs`): fixed-capacity ring buffer of (s, y) pairs;
 //! - [`CurvaturePolicy`] (`curvature.rs`): which pairs may enter;
 //! - [`LbfgsMemory`] (`memory.rs`): the pairs, γ and the counters;
-//! - `two_loop.rs`: H·v; `factors.rs`: S·z, C·z, B·v, log det H.
+//! - `two_loop.rs`: H·v; `factors.rs`: S·z, C·z, B·v, log det H;
+//! - [`minimize`] (`minimize.rs`): L-BFGS minimisation of U with a backtracking line search.
 
 mod curvature;
 mod factors;
 mod memory;
+mod minimize;
 mod pair_ring;
 mod two_loop;
 
 pub use curvature::CurvaturePolicy;
 pub use memory::{InitialScaling, LbfgsMemory, LbfgsSettings};
+pub use minimize::{MinimizeOutcome, minimize};
 pub use pair_ring::PairRing;

@@ -173,13 +173,14 @@ impl<T: Real, const D: usize> PhasePoint<T, D> {
         target: &P,
     ) -> bool {
         let half = T::HALF * h;
-        // Inf − Inf and NaN − NaN are NaN: `drift` stays 0 iff θ stays finite.
+        // x·0 is 0 for finite x and NaN for ±∞ or NaN: `drift` stays 0 iff θ
+        // stays finite (one multiply-add per coordinate, no branch).
         let mut drift = T::ZERO;
         for i in 0..D {
             self.momentum[i] -= half * self.gradient[i];
             self.velocity[i] -= half * self.gradient_velocity[i];
             self.position[i] += h * self.velocity[i];
-            drift += self.position[i] - self.position[i];
+            drift += self.position[i] * T::ZERO;
         }
         if drift != T::ZERO {
             self.energy = T::INFINITY;
@@ -482,6 +483,58 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         self.state.gradient = gradient;
         self.state.potential = potential;
         Ok(())
+    }
+
+    /// Stan's heuristic for a first step size (`init_stepsize`): from the
+    /// current state, one leapfrog step with a fresh momentum; the step size
+    /// doubles while exp(H₀ − H) > 0.8, or halves while it is below, until
+    /// that crosses 0.8 (at most 50 trials). Sets the result and returns it
+    /// with the gradient evaluations spent; draws D normals per trial. The
+    /// state does not move.
+    pub fn find_reasonable_step_size<P: Potential<T, D>, R: Rng + ?Sized>(
+        &mut self,
+        target: &P,
+        rng: &mut R,
+    ) -> (T, u32) {
+        let mut evaluations = 0u32;
+        let threshold = T::from_f64(0.8).ln();
+        let mut eps = self.settings.step_size;
+        let mut direction = 0i8;
+        for _ in 0..50 {
+            fill_standard_normal(rng, &mut self.normals);
+            let point = &mut self.work;
+            point.position = self.state.position;
+            point.gradient = self.state.gradient;
+            point.potential = self.state.potential;
+            self.metric
+                .momentum_from_normals(&self.normals, &mut point.momentum);
+            self.metric.velocity(&point.momentum, &mut point.velocity);
+            self.metric
+                .velocity(&point.gradient, &mut point.gradient_velocity);
+            let h0 = point.potential + self.metric.kinetic_energy(&point.momentum, &point.velocity);
+            if point.leapfrog(eps, &self.metric, target) {
+                evaluations += 1;
+            }
+            let delta = h0 - point.energy;
+            // NaN (a divergence) counts as "too large".
+            let above = delta > threshold;
+            if direction == 0 {
+                direction = if above { 1 } else { -1 };
+            } else if (direction == 1) != above {
+                break;
+            }
+            let next = if direction == 1 {
+                eps * T::TWO
+            } else {
+                eps * T::HALF
+            };
+            if !(next.is_finite() && next > T::ZERO) || next > T::from_f64(1e7) {
+                break;
+            }
+            eps = next;
+        }
+        self.settings.step_size = eps;
+        (eps, evaluations)
     }
 
     /// One NUTS transition (`docs/NUTS.md`). Never fails: a non-finite

@@ -6,7 +6,7 @@ use clap::{Args, Parser, Subcommand};
 use qnmc::lbfgs::InitialScaling;
 use qnmc::{QnhmcMass, SghmcUpdate};
 
-use crate::run::SamplerKind;
+use crate::run::{MetricKind, SamplerKind};
 
 /// qnmc: quasi-Newton Monte Carlo samplers, targets and diagnostics.
 #[derive(Debug, Parser)]
@@ -62,6 +62,10 @@ fn parse_sghmc_update(s: &str) -> Result<SghmcUpdate, String> {
              (the complete recipe's eq. 18), got `{s}`"
         )),
     }
+}
+
+fn parse_metric(s: &str) -> Result<MetricKind, String> {
+    s.parse::<MetricKind>()
 }
 
 fn parse_sampler(s: &str) -> Result<SamplerKind, String> {
@@ -131,6 +135,13 @@ pub struct SamplerArgs {
     /// Target acceptance of the dual averaging (default 0.8; MH-BFGS 0.3).
     #[arg(long)]
     pub target_acceptance: Option<f64>,
+    /// NUTS metric learned in warm-up: `identity`, `diag`, `dense` (dimension
+    /// <= 100) or `lbfgs` (diagonal plus quasi-Newton pairs; the default).
+    #[arg(long, value_parser = parse_metric)]
+    pub metric: Option<MetricKind>,
+    /// NUTS maximum tree depth, 1-10 (default 10: at most 1023 leapfrog steps).
+    #[arg(long)]
+    pub max_tree_depth: Option<u32>,
     /// Starting points: the target's initial point plus uniform(-R, R) noise.
     #[arg(long, default_value_t = 2.0, value_name = "R")]
     pub init_radius: f64,

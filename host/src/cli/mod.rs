@@ -92,5 +92,7 @@ pub fn run_settings(a: &SamplerArgs) -> RunSettings {
         sghmc_update: a.sghmc_update,
         target_acceptance: a.target_acceptance,
         init_radius: a.init_radius,
+        metric: a.metric,
+        max_tree_depth: a.max_tree_depth,
     }
 }

@@ -4,20 +4,24 @@
 
 use std::time::Instant;
 
-use qnmc::adaptation::{DualAveragingSettings, Warmup};
+use qnmc::adaptation::{
+    AdaptiveNuts, DenseEstimator, DiagonalEstimator, DualAveragingSettings, IdentityEstimator,
+    LbfgsEstimator, MetricEstimator, Warmup, WarmupSchedule,
+};
 use qnmc::lbfgs::InitialScaling;
+use qnmc::metric::{DenseMetric, DiagonalMetric, IdentityMetric, LbfgsMetric};
 use qnmc::{
     Amagold, AmagoldSettings, Error, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings,
-    HmcSettings, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, Potential, Psgld,
-    PsgldSettings, Qnhmc, QnhmcSettings, Sghmc, SghmcSettings, Sgld, SgldSettings, Sgnht,
+    HmcSettings, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, NutsSettings, Potential,
+    Psgld, PsgldSettings, Qnhmc, QnhmcSettings, Sghmc, SghmcSettings, Sgld, SgldSettings, Sgnht,
     SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings, StepSizeAdaptable,
     StepSizeSchedule, StepStats,
 };
 use rand_core::SeedableRng;
 
 use super::progress::Progress;
-use super::samplers::{AmagoldChain, ChainSampler, ENSEMBLE_MEMORY, ENSEMBLE_WALKERS};
-use super::{RunError, RunSettings, SamplerKind, chain_seed};
+use super::samplers::{AmagoldChain, ChainSampler, ENSEMBLE_MEMORY, ENSEMBLE_WALKERS, NutsChain};
+use super::{MetricKind, RunError, RunSettings, SamplerKind, chain_seed};
 use crate::draws::ChainDraws;
 use crate::model::{Model, ModelRng, PaddedModel};
 
@@ -132,6 +136,13 @@ pub(crate) fn run_memory_chain<const D: usize, const M: usize>(
             let settings = HamcmcSettings::new(schedule, gamma, 0.0);
             go!(job, x, Hamcmc::<f64, D, M>::new(settings, x.start))
         }
+        SamplerKind::Nuts => {
+            let estimator = LbfgsEstimator::<f64, D, M>::new(0.0)
+                .map_err(sampler_error(job.kind))?
+                .with_max_pairs(s.memory_for(job.kind));
+            let metric = LbfgsMetric::<f64, D, M>::identity();
+            go!(job, x, adaptive_nuts(job, &x, metric, estimator))
+        }
         other => Err(RunError::Settings(format!(
             "internal: {other} has no L-BFGS memory"
         ))),
@@ -217,10 +228,68 @@ pub(crate) fn run_chain<const D: usize>(
             x,
             Sgrhmc::<f64, D>::new(SgrhmcSettings::new(eps), start)
         ),
+        SamplerKind::Nuts => match s.metric_for(kind) {
+            MetricKind::Identity => go!(
+                job,
+                x,
+                adaptive_nuts(job, &x, IdentityMetric, IdentityEstimator)
+            ),
+            MetricKind::Diagonal => go!(
+                job,
+                x,
+                adaptive_nuts(
+                    job,
+                    &x,
+                    DiagonalMetric::<f64, D>::identity(),
+                    DiagonalEstimator::new()
+                )
+            ),
+            MetricKind::Dense => go!(
+                job,
+                x,
+                adaptive_nuts(
+                    job,
+                    &x,
+                    DenseMetric::<f64, D>::identity(),
+                    DenseEstimator::new()
+                )
+            ),
+            MetricKind::Lbfgs => Err(RunError::Settings(
+                "internal: nuts --metric lbfgs needs a memory size".into(),
+            )),
+        },
         SamplerKind::Qnhmc | SamplerKind::Hamcmc => Err(RunError::Settings(format!(
             "internal: {kind} needs a memory size"
         ))),
     }
+}
+
+/// NUTS with Stan's windowed warm-up over `--warmup` draws (no adaptation
+/// when `--step-size` fixes ε).
+fn adaptive_nuts<const D: usize, E: MetricEstimator<f64, D>>(
+    job: &ChainJob<'_>,
+    x: &Setup<'_, D>,
+    metric: E::Metric,
+    estimator: E,
+) -> Result<NutsChain<D, E>, Error> {
+    let s = job.settings;
+    let warmup = if s.step_size.is_some() {
+        0
+    } else {
+        s.warmup as u64
+    };
+    let mut settings = NutsSettings::new(x.eps);
+    settings.max_tree_depth = s.max_tree_depth_for();
+    let mut chain = AdaptiveNuts::new(
+        settings,
+        WarmupSchedule::stan(warmup)?,
+        metric,
+        estimator,
+        x.start,
+        &x.target,
+    )?;
+    chain.set_target_acceptance(s.target_acceptance_for(job.kind))?;
+    Ok(NutsChain { chain })
 }
 
 /// The model's initial point plus a perturbation uniform on (−r, r) in every
@@ -274,7 +343,8 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
 ) -> Result<(), RunError> {
     let s = job.settings;
     let kind = job.kind;
-    let adapt = kind.adapts_step_size() && s.step_size.is_none();
+    // NUTS runs its own windowed warm-up (AdaptiveNuts).
+    let adapt = kind.adapts_step_size() && kind != SamplerKind::Nuts && s.step_size.is_none();
     let mut warmup = if adapt {
         let mut da = DualAveragingSettings::stan(s.step_size_for(kind, job.model.data_size()));
         da.target_acceptance = s.target_acceptance_for(kind);

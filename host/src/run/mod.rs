@@ -48,6 +48,7 @@
 mod chain;
 pub mod check;
 mod dispatch;
+mod metric_kind;
 mod progress;
 mod reference;
 mod sampler_kind;
@@ -61,12 +62,14 @@ use rayon::prelude::*;
 pub use chain::STEP_SIZE_JITTER;
 pub use check::{CheckReport, CheckRow, check};
 pub use dispatch::{DIMENSIONS, MEMORY_SIZES, memory_bucket, padded_dimension};
+pub use metric_kind::{MAX_DENSE_DIMENSION, MetricKind};
 pub use progress::Progress;
 pub use reference::{ReferenceSettings, reference_posterior};
 pub use sampler_kind::{SamplerKind, UnknownSampler};
 pub use samplers::{ENSEMBLE_MEMORY, ENSEMBLE_WALKERS};
 pub use settings::{
-    HAMCMC_MEMORY_SIZES, MAX_QNHMC_MEMORY, RunSettings, chain_seed, default_step_size,
+    DEFAULT_NUTS_METRIC, HAMCMC_MEMORY_SIZES, MAX_QNHMC_MEMORY, RunSettings, chain_seed,
+    default_step_size,
 };
 
 use chain::ChainJob;
@@ -127,11 +130,17 @@ pub fn run(
 ) -> Result<RunDraws, RunError> {
     settings.validate(sampler).map_err(RunError::Settings)?;
     let n = model.dimension();
+    settings
+        .validate_dimension(sampler, n)
+        .map_err(RunError::Settings)?;
     let d = padded_dimension(n)?;
     let memory = settings.memory_for(sampler);
     let memory_size = match sampler {
         SamplerKind::Qnhmc => memory_bucket(memory),
         SamplerKind::Hamcmc => Some(memory),
+        SamplerKind::Nuts if settings.metric_for(sampler) == MetricKind::Lbfgs => {
+            memory_bucket(memory)
+        }
         _ => None,
     };
     let job = ChainJob {
@@ -212,6 +221,13 @@ fn describe(
     }
     match s.step_size {
         Some(e) => push("step_size", format!("{e} (fixed)")),
+        None if sampler == SamplerKind::Nuts => push(
+            "step_size",
+            format!(
+                "adapted by dual averaging in Stan's windowed warm-up, delta = {}",
+                s.target_acceptance_for(sampler)
+            ),
+        ),
         None if sampler.adapts_step_size() => push(
             "step_size",
             format!(
@@ -226,6 +242,21 @@ fn describe(
         ),
     }
     match sampler {
+        SamplerKind::Nuts => {
+            let metric = s.metric_for(sampler);
+            push(
+                "metric",
+                match (metric, s.step_size) {
+                    (_, Some(_)) => format!("{metric} (not adapted: the step size is fixed)"),
+                    (MetricKind::Lbfgs, None) => format!(
+                        "{metric}: diagonal base plus up to {} conjugated pairs between warm-up draws",
+                        s.memory_for(sampler)
+                    ),
+                    (_, None) => format!("{metric}, learned in Stan's slow windows"),
+                },
+            );
+            push("max_tree_depth", s.max_tree_depth_for().to_string());
+        }
         SamplerKind::Hmc | SamplerKind::HmcBfgs => {
             push("leapfrog_steps", s.leapfrog_steps_for(sampler).to_string())
         }

@@ -11,11 +11,14 @@ use std::str::FromStr;
 /// let kind: SamplerKind = "qnhmc".parse().unwrap();
 /// assert_eq!(kind, SamplerKind::Qnhmc);
 /// assert_eq!(kind.name(), "qnhmc");
-/// let err = "nuts".parse::<SamplerKind>().unwrap_err();
-/// assert!(err.to_string().contains("hmc, qnhmc, hamcmc"));
+/// let err = "stan".parse::<SamplerKind>().unwrap_err();
+/// assert!(err.to_string().contains("nuts, hmc, qnhmc, hamcmc"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SamplerKind {
+    /// The No-U-Turn Sampler (Hoffman & Gelman 2014, Stan's multinomial form)
+    /// with a metric learned in a windowed warm-up (`--metric`).
+    Nuts,
     /// Hamiltonian Monte Carlo, identity mass (Neal 2011).
     Hmc,
     /// Quasi-Newton HMC (Fu, Luo & Zhang 2016, Algorithm 2).
@@ -46,7 +49,8 @@ pub enum SamplerKind {
 
 impl SamplerKind {
     /// Every sampler, in the order `qnmc list` prints them.
-    pub const ALL: [SamplerKind; 13] = [
+    pub const ALL: [SamplerKind; 14] = [
+        SamplerKind::Nuts,
         SamplerKind::Hmc,
         SamplerKind::Qnhmc,
         SamplerKind::Hamcmc,
@@ -65,6 +69,7 @@ impl SamplerKind {
     /// The `--sampler` name.
     pub fn name(self) -> &'static str {
         match self {
+            SamplerKind::Nuts => "nuts",
             SamplerKind::Hmc => "hmc",
             SamplerKind::Qnhmc => "qnhmc",
             SamplerKind::Hamcmc => "hamcmc",
@@ -84,6 +89,9 @@ impl SamplerKind {
     /// One line for `qnmc list`.
     pub fn description(self) -> &'static str {
         match self {
+            SamplerKind::Nuts => {
+                "NUTS (Hoffman & Gelman 2014, multinomial, generalised U-turn) with a metric learned in warm-up (--metric); exact"
+            }
             SamplerKind::Hmc => "HMC with identity mass (Neal 2011); exact",
             SamplerKind::Qnhmc => {
                 "quasi-Newton HMC (Fu, Luo & Zhang 2016, Alg. 2); exact once the memory is frozen"
@@ -116,7 +124,8 @@ impl SamplerKind {
     pub fn adapts_step_size(self) -> bool {
         matches!(
             self,
-            SamplerKind::Hmc
+            SamplerKind::Nuts
+                | SamplerKind::Hmc
                 | SamplerKind::Qnhmc
                 | SamplerKind::HmcBfgs
                 | SamplerKind::MhBfgs

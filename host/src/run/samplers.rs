@@ -8,6 +8,7 @@ use qnmc::{
 };
 
 use crate::model::{ModelRng, PaddedModel};
+use qnmc::adaptation::{AdaptiveNuts, MetricEstimator};
 
 /// Walkers of the HMC-BFGS and MH-BFGS ensembles.
 pub const ENSEMBLE_WALKERS: usize = 8;
@@ -73,6 +74,39 @@ macro_rules! exact_sampler {
 
 exact_sampler!(Hmc<f64, D>, [const D: usize]);
 exact_sampler!(Qnhmc<f64, D, M>, [const D: usize, const M: usize]);
+
+/// NUTS with its own windowed warm-up. During warm-up a draw's gradient
+/// count includes the step-size searches made after it, so the run's total
+/// is every gradient the chain spent.
+pub(crate) struct NutsChain<const D: usize, E: MetricEstimator<f64, D>> {
+    pub(crate) chain: AdaptiveNuts<f64, D, E>,
+}
+
+impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D, E> {
+    fn step(
+        &mut self,
+        target: &PaddedModel<'_, D>,
+        rng: &mut ModelRng,
+    ) -> Result<StepStats<f64>, Error> {
+        let warming_up = self.chain.is_warming_up();
+        let before = self.chain.warmup_gradient_evaluations();
+        let mut stats = self.chain.step(target, rng).step_stats();
+        if warming_up {
+            let spent = self.chain.warmup_gradient_evaluations() - before;
+            stats.gradient_evaluations = u32::try_from(spent).unwrap_or(u32::MAX);
+        }
+        Ok(stats)
+    }
+    fn position(&self) -> &[f64; D] {
+        self.chain.position()
+    }
+    fn potential(&self) -> Option<f64> {
+        Some(self.chain.sampler().potential())
+    }
+    fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
+        self.chain.set_step_size(step_size)
+    }
+}
 
 /// AMAGOLD (minibatch inner steps) or L2MC (full batch).
 pub(crate) struct AmagoldChain<const D: usize> {

@@ -1,0 +1,367 @@
+//! [`LbfgsEstimator`]: learns the quasi-Newton metric
+//! [`LbfgsMetric`] from the warm-up's slow windows.
+//!
+//! The diagonal base is [`DiagonalEstimator`]'s σᵢ² = √(Var θᵢ / Var ∂ᵢU).
+//! The curvature pairs come from the draws themselves: every two consecutive
+//! slow-window draws give a pair s = θₜ − θₜ₋₁, y = ∇U(θₜ) − ∇U(θₜ₋₁), a secant
+//! of the posterior's curvature along s (exact for a Gaussian, whatever the two
+//! points). Over a window the estimator keeps the `M` pairs along which the
+//! diagonal base is most wrong, scored in the base's scaled coordinates
+//! (s̃ = s/√b, ỹ = y∘√b) by |ln(s̃ᵀỹ/s̃ᵀs̃)| + |ln(ỹᵀỹ/s̃ᵀỹ)|: both Rayleigh
+//! quotients are 1 along a direction the base already gets right.
+//!
+//! At the window's end the kept pairs are made mutually conjugate (each pair
+//! minus its components along the earlier ones, sⱼᵀyₖ = 0 for j < k; a linear
+//! combination of secant pairs of a quadratic is again an exact pair), so
+//! that the BFGS update has the hereditary property: H yⱼ = sⱼ for every kept
+//! pair, not just the newest. A pair that becomes (nearly) dependent on the
+//! earlier ones or loses its positive curvature is dropped. The metric is then
+//! rebuilt on the new diagonal base.
+//!
+//! The new metric replaces the old one only if it is better by the Fisher
+//! divergence criterion on the window's last `M` draws (the criterion nuts-rs
+//! adapts with): for a Gaussian π with covariance Σ the map x ↦ S⁻¹(x − μ),
+//! S Sᵀ = H, whitens π exactly when H = Σ, and
+//! E‖Sᵀ∇U − S⁻¹(θ − μ)‖² = E[∇Uᵀ H ∇U] + E[(θ − μ)ᵀ H⁻¹ (θ − μ)] − 2E[∇Uᵀ(θ − μ)]
+//! is zero then; the last term does not depend on H, so the metric with the
+//! smaller mean of ∇UᵀH∇U + (θ − μ)ᵀH⁻¹(θ − μ) wins. This keeps a metric from
+//! the start-up optimisation that the window's draws cannot yet improve on.
+//!
+//! Why not the trajectory pairs QNHMC uses: consecutive leapfrog steps span
+//! few directions, and a memory frozen from one trajectory missed the 100-D
+//! Gaussian's dominant direction in every run (issue 10's measurement).
+
+use super::metric_estimators::{
+    DiagonalEstimator, MetricEstimator, clamp_variance, variances_from_gradient,
+};
+
+/// Most L-BFGS iterations of the optimisation that starts the warm-up.
+pub const OPTIMIZATION_ITERATIONS: u32 = 200;
+use crate::Real;
+use crate::error::{Error, require_non_negative};
+use crate::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings, minimize};
+use crate::linalg::dot;
+use crate::metric::LbfgsMetric;
+use crate::metric::Metric;
+use crate::target::Potential;
+
+/// Learns an [`LbfgsMetric`] (diagonal base + up to `M` conjugated pairs
+/// between draws) from each slow window.
+#[derive(Debug, Clone)]
+pub struct LbfgsEstimator<T, const D: usize, const M: usize> {
+    diagonal: DiagonalEstimator<T, D>,
+    base: [T; D],
+    previous_position: [T; D],
+    previous_gradient: [T; D],
+    has_previous: bool,
+    pool_s: [[T; D]; M],
+    pool_y: [[T; D]; M],
+    pool_score: [T; M],
+    pool_len: usize,
+    memory: LbfgsMemory<T, D, M>,
+    rank_tolerance: T,
+    pairs_used: usize,
+    max_pairs: usize,
+    optimize: bool,
+    recent_position: [[T; D]; M],
+    recent_gradient: [[T; D]; M],
+    recent_len: usize,
+    recent_next: usize,
+    candidate: LbfgsMetric<T, D, M>,
+    replaced: u32,
+    kept: u32,
+}
+
+impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
+    /// An estimator whose metric drops directions that change it by less than
+    /// a factor e^`rank_tolerance` (0 keeps every direction).
+    pub fn new(rank_tolerance: T) -> Result<Self, Error> {
+        require_non_negative(rank_tolerance, "rank_tolerance")?;
+        Ok(LbfgsEstimator {
+            diagonal: DiagonalEstimator::new(),
+            base: [T::ONE; D],
+            previous_position: [T::ZERO; D],
+            previous_gradient: [T::ZERO; D],
+            has_previous: false,
+            pool_s: [[T::ZERO; D]; M],
+            pool_y: [[T::ZERO; D]; M],
+            pool_score: [T::ZERO; M],
+            pool_len: 0,
+            memory: LbfgsMemory::new(LbfgsSettings::with_max_pairs(M))?,
+            rank_tolerance,
+            pairs_used: 0,
+            max_pairs: M,
+            optimize: true,
+            recent_position: [[T::ZERO; D]; M],
+            recent_gradient: [[T::ZERO; D]; M],
+            recent_len: 0,
+            recent_next: 0,
+            candidate: LbfgsMetric::identity(),
+            replaced: 0,
+            kept: 0,
+        })
+    }
+
+    /// Whether the warm-up starts with an L-BFGS optimisation (default: yes;
+    /// see [`MetricEstimator::initialize_by_optimization`]).
+    pub fn with_optimization(mut self, optimize: bool) -> Self {
+        self.optimize = optimize;
+        self
+    }
+
+    /// Keeps at most `max_pairs` pairs (clamped to `M`).
+    pub fn with_max_pairs(mut self, max_pairs: usize) -> Self {
+        self.max_pairs = max_pairs.min(M);
+        self
+    }
+
+    /// Pairs in the metric built at the last window end.
+    pub fn pairs_used(&self) -> usize {
+        self.pairs_used
+    }
+
+    /// Window ends at which the new estimate replaced the metric, and at which
+    /// the old metric was kept (it scored better on the window's draws).
+    pub fn window_decisions(&self) -> (u32, u32) {
+        (self.replaced, self.kept)
+    }
+
+    /// Mean of ∇UᵀH∇U + (θ − μ)ᵀH⁻¹(θ − μ) over the recent draws (the part of
+    /// the Fisher divergence that depends on the metric; smaller is better).
+    fn fisher_score(&self, metric: &LbfgsMetric<T, D, M>) -> T {
+        let mean = *self.diagonal.mean();
+        let mut total = T::ZERO;
+        let mut x = [T::ZERO; D];
+        let mut out = [T::ZERO; D];
+        for j in 0..self.recent_len {
+            metric.velocity(&self.recent_gradient[j], &mut out);
+            total += dot(&self.recent_gradient[j], &out);
+            for i in 0..D {
+                x[i] = self.recent_position[j][i] - mean[i];
+            }
+            metric.apply_hessian(&x, &mut out);
+            total += dot(&x, &out);
+        }
+        total / T::from_u64(self.recent_len.max(1) as u64)
+    }
+
+    /// How far the diagonal base is from the curvature along the pair; `None`
+    /// for a pair without positive, finite curvature.
+    fn score(&self, s: &[T; D], y: &[T; D]) -> Option<T> {
+        let sy = dot(s, y);
+        let (mut ss, mut yy) = (T::ZERO, T::ZERO);
+        for i in 0..D {
+            ss += s[i] * s[i] / self.base[i];
+            yy += y[i] * y[i] * self.base[i];
+        }
+        if !(sy.is_finite() && ss.is_finite() && yy.is_finite())
+            || sy <= T::ZERO
+            || ss <= T::ZERO
+            || yy <= T::ZERO
+        {
+            return None;
+        }
+        let score = (sy / ss).ln().abs() + (yy / sy).ln().abs();
+        score.is_finite().then_some(score)
+    }
+
+    fn offer(&mut self, s: &[T; D], y: &[T; D]) {
+        let Some(score) = self.score(s, y) else {
+            return;
+        };
+        let capacity = self.max_pairs.min(M);
+        let slot = if self.pool_len < capacity {
+            self.pool_len += 1;
+            self.pool_len - 1
+        } else {
+            let mut worst = 0;
+            for k in 1..capacity {
+                if self.pool_score[k] < self.pool_score[worst] {
+                    worst = k;
+                }
+            }
+            if capacity == 0 || self.pool_score[worst] >= score {
+                return;
+            }
+            worst
+        };
+        self.pool_s[slot] = *s;
+        self.pool_y[slot] = *y;
+        self.pool_score[slot] = score;
+    }
+
+    /// Conjugates the pool's pairs (most informative first) into the memory.
+    fn conjugate_pool_into_memory(&mut self) {
+        // Order by descending score (selection sort on the small pool).
+        for a in 0..self.pool_len {
+            let mut best = a;
+            for b in a + 1..self.pool_len {
+                if self.pool_score[b] > self.pool_score[best] {
+                    best = b;
+                }
+            }
+            self.pool_s.swap(a, best);
+            self.pool_y.swap(a, best);
+            self.pool_score.swap(a, best);
+        }
+        let mut kept = 0usize;
+        for k in 0..self.pool_len {
+            let norm_before = dot(&self.pool_s[k], &self.pool_s[k]);
+            for j in 0..kept {
+                let sjyj = dot(&self.pool_s[j], &self.pool_y[j]);
+                let c = dot(&self.pool_s[j], &self.pool_y[k]) / sjyj;
+                if !c.is_finite() {
+                    continue;
+                }
+                let (sj, yj) = (self.pool_s[j], self.pool_y[j]);
+                for i in 0..D {
+                    self.pool_s[k][i] -= c * sj[i];
+                    self.pool_y[k][i] -= c * yj[i];
+                }
+            }
+            let norm_after = dot(&self.pool_s[k], &self.pool_s[k]);
+            let independent = norm_after > T::from_f64(1e-6) * norm_before;
+            let sy = dot(&self.pool_s[k], &self.pool_y[k]);
+            let yy = dot(&self.pool_y[k], &self.pool_y[k]);
+            let curved = sy.is_finite() && sy > T::from_f64(1e-8) * (norm_after * yy).sqrt();
+            if independent && curved {
+                if kept != k {
+                    self.pool_s.swap(kept, k);
+                    self.pool_y.swap(kept, k);
+                }
+                kept += 1;
+            }
+        }
+        self.memory.clear();
+        for k in 0..kept {
+            let (s, y) = (self.pool_s[k], self.pool_y[k]);
+            self.memory.try_push(&s, &y);
+        }
+        self.pool_len = 0;
+    }
+}
+
+impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEstimator<T, D, M> {
+    type Metric = LbfgsMetric<T, D, M>;
+
+    fn initialize(
+        &mut self,
+        _position: &[T; D],
+        gradient: &[T; D],
+        metric: &mut LbfgsMetric<T, D, M>,
+    ) -> Result<(), Error> {
+        self.diagonal.reset();
+        self.pool_len = 0;
+        self.has_previous = false;
+        self.memory.clear();
+        let base = variances_from_gradient(gradient);
+        metric.rebuild(&base, &self.memory, self.rank_tolerance)?;
+        self.base = base;
+        Ok(())
+    }
+
+    /// L-BFGS minimisation of U (at most [`OPTIMIZATION_ITERATIONS`]
+    /// iterations, as Pathfinder does) from the initial point; the path's
+    /// pairs on the base γ = sᵀy/yᵀy of the newest pair give the first metric,
+    /// and the chain starts at the optimum plus a draw from N(0, H) of that
+    /// metric. `None` (the chain starts where it is, with the gradient-scaled
+    /// diagonal) when the optimisation takes no step or the start is not
+    /// finite.
+    fn initialize_by_optimization<P: Potential<T, D>>(
+        &mut self,
+        target: &P,
+        position: &[T; D],
+        normals: &[T; D],
+        metric: &mut LbfgsMetric<T, D, M>,
+    ) -> Option<([T; D], u32)> {
+        if M == 0 || !self.optimize {
+            return None;
+        }
+        let mut settings = LbfgsSettings::with_max_pairs(self.max_pairs.min(M));
+        settings.scaling = InitialScaling::NewestPair(T::ONE);
+        let Ok(mut path) = LbfgsMemory::<T, D, M>::new(settings) else {
+            return None;
+        };
+        let outcome = minimize(
+            target,
+            position,
+            &mut path,
+            OPTIMIZATION_ITERATIONS,
+            T::from_f64(1e-8),
+        )?;
+        if outcome.iterations == 0 || path.is_empty() {
+            return Some((*position, outcome.gradient_evaluations));
+        }
+        let base = [clamp_variance(path.gamma()); D];
+        if metric.rebuild(&base, &path, self.rank_tolerance).is_err() {
+            return Some((*position, outcome.gradient_evaluations));
+        }
+        self.base = base;
+        // Start at the optimum plus a draw from N(0, H): v = H·M^{1/2}z.
+        let mut p = [T::ZERO; D];
+        let mut v = [T::ZERO; D];
+        metric.momentum_from_normals(normals, &mut p);
+        metric.velocity(&p, &mut v);
+        let mut start = outcome.position;
+        for i in 0..D {
+            start[i] += v[i];
+        }
+        if !crate::linalg::all_finite(&start) {
+            start = outcome.position;
+        }
+        Some((start, outcome.gradient_evaluations))
+    }
+
+    fn observe(&mut self, position: &[T; D], gradient: &[T; D], _: &LbfgsMetric<T, D, M>) {
+        self.diagonal.add(position, gradient);
+        if M > 0 {
+            let slot = self.recent_next % M;
+            self.recent_position[slot] = *position;
+            self.recent_gradient[slot] = *gradient;
+            self.recent_next = (slot + 1) % M;
+            self.recent_len = (self.recent_len + 1).min(M);
+        }
+        if self.has_previous {
+            let mut s = [T::ZERO; D];
+            let mut y = [T::ZERO; D];
+            for i in 0..D {
+                s[i] = position[i] - self.previous_position[i];
+                y[i] = gradient[i] - self.previous_gradient[i];
+            }
+            self.offer(&s, &y);
+        }
+        self.previous_position = *position;
+        self.previous_gradient = *gradient;
+        self.has_previous = true;
+    }
+
+    fn end_window(&mut self, metric: &mut LbfgsMetric<T, D, M>) -> Result<(), Error> {
+        let base = self.diagonal.estimate(&self.base).unwrap_or(self.base);
+        self.conjugate_pool_into_memory();
+        self.has_previous = false;
+        let built = self
+            .candidate
+            .rebuild(&base, &self.memory, self.rank_tolerance);
+        let result = match built {
+            Ok(()) => {
+                let new_score = self.fisher_score(&self.candidate);
+                let old_score = self.fisher_score(metric);
+                // NaN scores (an overflowing metric) never win.
+                if self.recent_len < 2 || new_score < old_score || !old_score.is_finite() {
+                    core::mem::swap(metric, &mut self.candidate);
+                    self.base = base;
+                    self.pairs_used = self.memory.len();
+                    self.replaced += 1;
+                } else {
+                    self.kept += 1;
+                }
+                Ok(())
+            }
+            Err(e) => Err(e),
+        };
+        self.diagonal.reset();
+        self.recent_len = 0;
+        self.recent_next = 0;
+        result
+    }
+}

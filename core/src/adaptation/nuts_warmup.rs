@@ -1,0 +1,227 @@
+//! [`AdaptiveNuts`]: NUTS with Stan's windowed warm-up — step size by dual
+//! averaging throughout, the metric learned by a [`MetricEstimator`] at the end
+//! of each slow window — then fixed for the kept draws.
+//!
+//! Per warm-up draw: the draw's acceptance statistic feeds dual averaging; in
+//! a slow window the new state's position and gradient feed the estimator; at
+//! a window end the metric is replaced, a first step size for it is found by
+//! Stan's heuristic ([`Nuts::find_reasonable_step_size`]) and dual averaging
+//! restarts from it (μ = ln 10ε). After the last warm-up draw the step size is
+//! fixed to the averaged ε̄, so every later draw comes from one exact kernel.
+
+use rand_core::Rng;
+
+use super::metric_estimators::MetricEstimator;
+use super::schedule::WarmupSchedule;
+use super::{DualAveraging, DualAveragingSettings};
+use crate::Real;
+use crate::error::Error;
+use crate::samplers::nuts::{Nuts, NutsSettings, NutsStats};
+use crate::target::Potential;
+
+/// NUTS plus its warm-up: call [`step`](Self::step) once per draw and keep
+/// the draws for which [`is_warming_up`](Self::is_warming_up) was `false`
+/// before the call.
+///
+/// ```
+/// use qnmc::adaptation::{AdaptiveNuts, DiagonalEstimator, WarmupSchedule};
+/// use qnmc::metric::DiagonalMetric;
+/// use qnmc::{NutsSettings, Potential};
+/// use rand_core::SeedableRng;
+///
+/// /// N(0, diag(1, 10⁴)): badly scaled.
+/// struct Scaled;
+/// impl Potential<f64, 2> for Scaled {
+///     fn potential_and_gradient(&self, x: &[f64; 2], g: &mut [f64; 2]) -> f64 {
+///         *g = [x[0], x[1] * 1e-4];
+///         0.5 * (x[0] * x[0] + x[1] * x[1] * 1e-4)
+///     }
+/// }
+///
+/// let mut chain = AdaptiveNuts::<f64, 2, _>::new(
+///     NutsSettings::new(1.0),
+///     WarmupSchedule::stan(500).unwrap(),
+///     DiagonalMetric::identity(),
+///     DiagonalEstimator::new(),
+///     [1.0, 1.0],
+///     &Scaled,
+/// )
+/// .unwrap();
+/// let mut rng = rand_xorshift::XorShiftRng::seed_from_u64(11);
+/// let mut sum_sq = 0.0;
+/// for _ in 0..2500 {
+///     let kept = !chain.is_warming_up();
+///     chain.step(&Scaled, &mut rng);
+///     if kept {
+///         sum_sq += chain.position()[1] * chain.position()[1] / 2000.0;
+///     }
+/// }
+/// // The learned metric follows the scales, and the variance 10⁴ is recovered.
+/// let learned = chain.sampler().metric().variances()[1];
+/// assert!(learned > 2e3 && learned < 5e4, "{learned}");
+/// assert!((sum_sq / 1e4 - 1.0).abs() < 0.25, "{sum_sq}");
+/// ```
+#[derive(Debug, Clone)]
+pub struct AdaptiveNuts<
+    T: Real,
+    const D: usize,
+    E: MetricEstimator<T, D>,
+    const MAX_DEPTH: usize = 10,
+> {
+    nuts: Nuts<T, D, E::Metric, MAX_DEPTH>,
+    estimator: E,
+    schedule: WarmupSchedule,
+    dual: DualAveraging<T>,
+    draws: u64,
+    metric_updates: u32,
+    metric_update_failures: u32,
+    warmup_gradient_evaluations: u64,
+}
+
+impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
+    AdaptiveNuts<T, D, E, MAX_DEPTH>
+{
+    /// NUTS with `settings` (its step size is the first guess), started at
+    /// `initial_position` with `metric`, which `estimator` initialises and then
+    /// tunes over `schedule`.
+    pub fn new<P: Potential<T, D>>(
+        settings: NutsSettings<T>,
+        schedule: WarmupSchedule,
+        metric: E::Metric,
+        mut estimator: E,
+        initial_position: [T; D],
+        target: &P,
+    ) -> Result<Self, Error> {
+        let mut nuts = Nuts::new(settings, metric, initial_position, target)?;
+        let (position, gradient) = (*nuts.position(), *nuts.gradient());
+        if schedule.warmup_draws() > 0 {
+            estimator.initialize(&position, &gradient, nuts.metric_mut())?;
+        }
+        let dual = DualAveraging::new(DualAveragingSettings::stan(settings.step_size))?;
+        Ok(AdaptiveNuts {
+            nuts,
+            estimator,
+            schedule,
+            dual,
+            draws: 0,
+            metric_updates: 0,
+            metric_update_failures: 0,
+            warmup_gradient_evaluations: 0,
+        })
+    }
+
+    /// Sets the target acceptance δ of dual averaging (Stan: 0.8); call before
+    /// the first draw.
+    pub fn set_target_acceptance(&mut self, delta: T) -> Result<(), Error> {
+        let mut settings = *self.dual.settings();
+        settings.target_acceptance = delta;
+        settings.initial_step_size = self.nuts.settings().step_size;
+        self.dual = DualAveraging::new(settings)?;
+        Ok(())
+    }
+
+    /// Sets the step size of the next draws (during warm-up the adaptation
+    /// overrides it after the next draw); on error nothing changes.
+    pub fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        self.nuts.set_step_size(step_size)
+    }
+
+    /// `true` while the next draw is a warm-up draw (to be discarded).
+    pub fn is_warming_up(&self) -> bool {
+        self.draws < self.schedule.warmup_draws()
+    }
+
+    /// One draw, then one step of adaptation if it was a warm-up draw.
+    pub fn step<P: Potential<T, D>, R: Rng + ?Sized>(
+        &mut self,
+        target: &P,
+        rng: &mut R,
+    ) -> NutsStats<T> {
+        if self.draws == 0 && self.schedule.warmup_draws() > 0 {
+            self.optimize_start(target, rng);
+            let (eps, evaluations) = self.nuts.find_reasonable_step_size(target, rng);
+            self.warmup_gradient_evaluations += evaluations as u64;
+            let _ = self.dual.restart(eps);
+        }
+        let stats = self.nuts.step(target, rng);
+        if !self.is_warming_up() {
+            self.draws = self.draws.saturating_add(1);
+            return stats;
+        }
+        self.warmup_gradient_evaluations += stats.gradient_evaluations as u64;
+        self.draws += 1;
+        let draw = self.draws;
+        let mut next = self.dual.update(stats.acceptance_statistic);
+        if self.schedule.in_slow_window(draw) {
+            let (position, gradient) = (*self.nuts.position(), *self.nuts.gradient());
+            self.estimator
+                .observe(&position, &gradient, self.nuts.metric());
+        }
+        if self.schedule.is_window_end(draw) {
+            match self.estimator.end_window(self.nuts.metric_mut()) {
+                Ok(()) => self.metric_updates += 1,
+                Err(_) => self.metric_update_failures += 1,
+            }
+            let _ = self.nuts.set_step_size(next);
+            let (eps, evaluations) = self.nuts.find_reasonable_step_size(target, rng);
+            self.warmup_gradient_evaluations += evaluations as u64;
+            next = eps;
+            let _ = self.dual.restart(next);
+        }
+        if draw == self.schedule.warmup_draws() {
+            next = self.dual.final_step_size();
+        }
+        let _ = self.nuts.set_step_size(next);
+        stats
+    }
+
+    /// The estimator's optional optimisation before the first warm-up draw
+    /// (e.g. L-BFGS for the quasi-Newton metric); a start it proposes that is
+    /// not finite for the target is ignored.
+    fn optimize_start<P: Potential<T, D>, R: Rng + ?Sized>(&mut self, target: &P, rng: &mut R) {
+        let mut normals = [T::ZERO; D];
+        crate::random::fill_standard_normal(rng, &mut normals);
+        let position = *self.nuts.position();
+        if let Some((start, evaluations)) = self.estimator.initialize_by_optimization(
+            target,
+            &position,
+            &normals,
+            self.nuts.metric_mut(),
+        ) {
+            self.warmup_gradient_evaluations += evaluations as u64 + 1;
+            let _ = self.nuts.set_position(&start, target);
+        }
+    }
+
+    /// The sampler (state, metric, settings).
+    pub fn sampler(&self) -> &Nuts<T, D, E::Metric, MAX_DEPTH> {
+        &self.nuts
+    }
+
+    /// The current state θ.
+    pub fn position(&self) -> &[T; D] {
+        self.nuts.position()
+    }
+
+    /// The estimator.
+    pub fn estimator(&self) -> &E {
+        &self.estimator
+    }
+
+    /// Draws so far (warm-up included).
+    pub fn draws(&self) -> u64 {
+        self.draws
+    }
+
+    /// Metric updates made, and refused (an estimate the metric rejected: the
+    /// old metric stayed).
+    pub fn metric_updates(&self) -> (u32, u32) {
+        (self.metric_updates, self.metric_update_failures)
+    }
+
+    /// Gradient evaluations of the warm-up: its draws and the step-size
+    /// searches.
+    pub fn warmup_gradient_evaluations(&self) -> u64 {
+        self.warmup_gradient_evaluations
+    }
+}
