@@ -7,9 +7,12 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use qnmc::lbfgs::{LbfgsMemory, LbfgsSettings};
 use qnmc::linalg::{dot, dot_wide};
-use qnmc::metric::{LbfgsMetric, Metric};
+use qnmc::metric::{DiagonalMetric, LbfgsMetric, Metric};
 use qnmc::random::standard_normal;
-use qnmc::{FullBatch, Hamcmc, HamcmcSettings, Potential, Qnhmc, QnhmcSettings, StepSizeSchedule};
+use qnmc::{
+    FullBatch, Hamcmc, HamcmcSettings, Nuts, NutsSettings, Potential, Qnhmc, QnhmcSettings,
+    StepSizeSchedule,
+};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 use std::hint::black_box;
@@ -140,6 +143,62 @@ fn bench_metric_velocity<const D: usize, const M: usize>(c: &mut Criterion) {
     group.finish();
 }
 
+/// Time per leapfrog step of NUTS (whole transitions: momentum, tree
+/// building, U-turn checks, multinomial sampling), reported per leapfrog
+/// step: criterion's iteration count is spent in leapfrog steps, not draws.
+/// `gradient` is the target alone, so the sampler's overhead per leapfrog is
+/// the difference. Metrics: diagonal, and the quasi-Newton metric at full
+/// rank 2M (every pair kept, the most expensive case).
+fn bench_nuts_leapfrog<const D: usize, const M: usize>(c: &mut Criterion) {
+    fn per_leapfrog<K: Metric<f64, D>, const D: usize>(
+        nuts: &mut Nuts<f64, D, K>,
+        rng: &mut XorShiftRng,
+        leapfrogs: u64,
+    ) -> Duration {
+        let start = std::time::Instant::now();
+        let mut done = 0u64;
+        while done < leapfrogs {
+            done += u64::from(nuts.step(&CheapGaussian, rng).leapfrog_steps);
+        }
+        // Scale to exactly `leapfrogs` steps (the last draw overshoots).
+        start.elapsed().mul_f64(leapfrogs as f64 / done as f64)
+    }
+    let mut rng = XorShiftRng::seed_from_u64(5);
+    let mut memory =
+        Box::new(LbfgsMemory::<f64, D, M>::new(LbfgsSettings::with_max_pairs(M)).unwrap());
+    for _ in 0..M {
+        let mut s = [0.0; D];
+        let mut y = [0.0; D];
+        for i in 0..D {
+            s[i] = standard_normal::<f64, _>(&mut rng);
+            y[i] = (1.0 + 9.0 * i as f64 / D as f64) * s[i];
+        }
+        assert!(memory.try_push(&s, &y));
+    }
+    let mut metric = LbfgsMetric::<f64, D, M>::identity();
+    metric.rebuild(&[0.5; D], &memory, 0.0).unwrap();
+    assert_eq!(metric.rank(), 2 * M, "the bench measures the full rank");
+    let start = [0.1; D];
+    let settings = NutsSettings::new(0.2);
+    let mut lbfgs = Box::new(Nuts::new(settings, metric, start, &CheapGaussian).unwrap());
+    let variances: [f64; D] = std::array::from_fn(|i| 1.0 / (1.0 + 9.0 * i as f64 / D as f64));
+    let diagonal = DiagonalMetric::new(&variances).unwrap();
+    let mut diag = Box::new(Nuts::new(settings, diagonal, start, &CheapGaussian).unwrap());
+    let mut group = c.benchmark_group(format!("nuts_per_leapfrog/D={D}/M={M}"));
+    group.bench_function("gradient", |b| {
+        let x = [0.3; D];
+        let mut g = [0.0; D];
+        b.iter(|| CheapGaussian.potential_and_gradient(black_box(&x), &mut g))
+    });
+    group.bench_function("diagonal_metric", |b| {
+        b.iter_custom(|n| per_leapfrog(&mut diag, &mut rng, n))
+    });
+    group.bench_function("lbfgs_metric_full_rank", |b| {
+        b.iter_custom(|n| per_leapfrog(&mut lbfgs, &mut rng, n))
+    });
+    group.finish();
+}
+
 /// One sequential chain (`dot`) against four fixed-order accumulators (`dot_wide`).
 fn bench_dot<const D: usize>(c: &mut Criterion) {
     let mut rng = XorShiftRng::seed_from_u64(4);
@@ -186,6 +245,7 @@ fn all(c: &mut Criterion) {
     bench_kernels::<1000, 10>(c);
     bench_metric_velocity::<100, 10>(c);
     bench_dot::<100>(c);
+    bench_nuts_leapfrog::<100, 10>(c);
 }
 
 criterion_group! {

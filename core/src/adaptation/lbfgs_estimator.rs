@@ -18,7 +18,8 @@
 //! earlier ones or loses its positive curvature is dropped. The metric is then
 //! rebuilt on the new diagonal base.
 //!
-//! The new metric replaces the old one only if it is better by the Fisher
+//! Three candidates compete at each window end — the metric in force, the new
+//! diagonal with the window's pairs, and the new diagonal alone — by the Fisher
 //! divergence criterion on the window's last `M` draws (the criterion nuts-rs
 //! adapts with): for a Gaussian π with covariance Σ the map x ↦ S⁻¹(x − μ),
 //! S Sᵀ = H, whitens π exactly when H = Σ, and
@@ -262,7 +263,8 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
 
     /// L-BFGS minimisation of U (at most [`OPTIMIZATION_ITERATIONS`]
     /// iterations, as Pathfinder does) from the initial point; the path's
-    /// pairs on the base γ = sᵀy/yᵀy of the newest pair give the first metric,
+    /// pairs on the diagonal of the path's own inverse Hessian give the first
+    /// metric,
     /// and the chain starts at the optimum plus a draw from N(0, H) of that
     /// metric. `None` (the chain starts where it is, with the gradient-scaled
     /// diagonal) when the optimisation takes no step or the start is not
@@ -292,7 +294,23 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         if outcome.iterations == 0 || path.is_empty() {
             return Some((*position, outcome.gradient_evaluations));
         }
-        let base = [clamp_variance(path.gamma()); D];
+        // Base: the diagonal of the path's L-BFGS inverse Hessian (D two-loop
+        // products, once per chain), not its scalar γ: with parameters on very
+        // different scales a scalar base leaves the pairs to span ratios of
+        // variances of 10¹⁰ and more, which the eigen-form cannot resolve.
+        let mut base = [T::ONE; D];
+        let mut unit = [T::ZERO; D];
+        let mut column = [T::ZERO; D];
+        for i in 0..D {
+            unit[i] = T::ONE;
+            path.apply_inverse_hessian(&unit, &mut column);
+            unit[i] = T::ZERO;
+            base[i] = if column[i].is_finite() && column[i] > T::ZERO {
+                clamp_variance(column[i])
+            } else {
+                clamp_variance(path.gamma())
+            };
+        }
         if metric.rebuild(&base, &path, self.rank_tolerance).is_err() {
             return Some((*position, outcome.gradient_evaluations));
         }
@@ -339,26 +357,38 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         let base = self.diagonal.estimate(&self.base).unwrap_or(self.base);
         self.conjugate_pool_into_memory();
         self.has_previous = false;
-        let built = self
-            .candidate
-            .rebuild(&base, &self.memory, self.rank_tolerance);
-        let result = match built {
-            Ok(()) => {
-                let new_score = self.fisher_score(&self.candidate);
-                let old_score = self.fisher_score(metric);
-                // NaN scores (an overflowing metric) never win.
-                if self.recent_len < 2 || new_score < old_score || !old_score.is_finite() {
-                    core::mem::swap(metric, &mut self.candidate);
-                    self.base = base;
-                    self.pairs_used = self.memory.len();
-                    self.replaced += 1;
-                } else {
-                    self.kept += 1;
-                }
-                Ok(())
+        // Candidates: the metric in force, the new diagonal with the window's
+        // conjugated pairs, and the new diagonal alone; the smallest Fisher
+        // score on the window's recent draws wins (a NaN score never does).
+        let mut best = self.fisher_score(metric);
+        let mut changed = false;
+        let mut result = Ok(());
+        for with_pairs in [true, false] {
+            if !with_pairs {
+                self.memory.clear();
             }
-            Err(e) => Err(e),
-        };
+            match self
+                .candidate
+                .rebuild(&base, &self.memory, self.rank_tolerance)
+            {
+                Ok(()) => {
+                    let score = self.fisher_score(&self.candidate);
+                    if self.recent_len < 2 || score < best || !best.is_finite() {
+                        core::mem::swap(metric, &mut self.candidate);
+                        best = score;
+                        changed = true;
+                        self.pairs_used = if with_pairs { metric.pairs_used() } else { 0 };
+                    }
+                }
+                Err(e) => result = Err(e),
+            }
+        }
+        if changed {
+            self.base = base;
+            self.replaced += 1;
+        } else {
+            self.kept += 1;
+        }
         self.diagonal.reset();
         self.recent_len = 0;
         self.recent_next = 0;

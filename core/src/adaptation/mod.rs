@@ -42,7 +42,7 @@ pub use lbfgs_estimator::LbfgsEstimator;
 pub use metric_estimators::{
     DenseEstimator, DiagonalEstimator, IdentityEstimator, MetricEstimator,
 };
-pub use nuts_warmup::AdaptiveNuts;
+pub use nuts_warmup::{AcceptanceStatistic, AdaptiveNuts};
 pub use schedule::WarmupSchedule;
 pub use welford::{Welford, WelfordCovariance};
 

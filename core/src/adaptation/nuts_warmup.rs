@@ -76,6 +76,22 @@ pub struct AdaptiveNuts<
     metric_updates: u32,
     metric_update_failures: u32,
     warmup_gradient_evaluations: u64,
+    jitter: T,
+    final_step_size: T,
+    statistic: AcceptanceStatistic,
+}
+
+/// Which per-draw acceptance statistic dual averaging drives to its target δ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AcceptanceStatistic {
+    /// Stan's mean of min(1, e^(H₀−H)) ([`NutsStats::acceptance_statistic`]).
+    #[default]
+    Stan,
+    /// The symmetric (Barker) mean 2·min(1, e^(H₀−H))/(1 + e^(H₀−H))
+    /// ([`NutsStats::symmetric_acceptance_statistic`]), which nuts-rs adapts
+    /// to. At the same δ it allows a larger step size than Stan's statistic
+    /// on near-Gaussian targets.
+    Symmetric,
 }
 
 impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
@@ -107,6 +123,9 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             metric_updates: 0,
             metric_update_failures: 0,
             warmup_gradient_evaluations: 0,
+            jitter: T::ZERO,
+            final_step_size: settings.step_size,
+            statistic: AcceptanceStatistic::Stan,
         })
     }
 
@@ -126,6 +145,30 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         self.nuts.set_step_size(step_size)
     }
 
+    /// Chooses the acceptance statistic the step size is adapted to (default
+    /// [`AcceptanceStatistic::Stan`]).
+    pub fn set_acceptance_statistic(&mut self, statistic: AcceptanceStatistic) {
+        self.statistic = statistic;
+    }
+
+    /// After warm-up, draw each step size uniformly on ((1 − j)ε̄, (1 + j)ε̄]
+    /// (`jitter` = j ∈ [0, 1); one uniform per draw, only when j > 0), as
+    /// Stan's `stepsize_jitter` and nuts-rs (j = 0.1) do: a step size drawn
+    /// independently of the state keeps every kept draw exact, and it keeps a
+    /// trajectory length from sitting on a tree-depth boundary. Default 0.
+    pub fn set_jitter(&mut self, jitter: T) -> Result<(), Error> {
+        if !(jitter.is_finite() && jitter >= T::ZERO && jitter < T::ONE) {
+            return Err(Error::invalid("jitter", "in [0, 1)"));
+        }
+        self.jitter = jitter;
+        Ok(())
+    }
+
+    /// The step size fixed at the end of warm-up (the initial one before).
+    pub fn final_step_size(&self) -> T {
+        self.final_step_size
+    }
+
     /// `true` while the next draw is a warm-up draw (to be discarded).
     pub fn is_warming_up(&self) -> bool {
         self.draws < self.schedule.warmup_draws()
@@ -143,15 +186,22 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             self.warmup_gradient_evaluations += evaluations as u64;
             let _ = self.dual.restart(eps);
         }
-        let stats = self.nuts.step(target, rng);
         if !self.is_warming_up() {
+            if self.jitter > T::ZERO {
+                let eps = super::jittered_step_size(self.final_step_size, self.jitter, rng);
+                let _ = self.nuts.set_step_size(eps);
+            }
             self.draws = self.draws.saturating_add(1);
-            return stats;
+            return self.nuts.step(target, rng);
         }
+        let stats = self.nuts.step(target, rng);
         self.warmup_gradient_evaluations += stats.gradient_evaluations as u64;
         self.draws += 1;
         let draw = self.draws;
-        let mut next = self.dual.update(stats.acceptance_statistic);
+        let mut next = self.dual.update(match self.statistic {
+            AcceptanceStatistic::Stan => stats.acceptance_statistic,
+            AcceptanceStatistic::Symmetric => stats.symmetric_acceptance_statistic,
+        });
         if self.schedule.in_slow_window(draw) {
             let (position, gradient) = (*self.nuts.position(), *self.nuts.gradient());
             self.estimator
@@ -170,6 +220,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         }
         if draw == self.schedule.warmup_draws() {
             next = self.dual.final_step_size();
+            self.final_step_size = next;
         }
         let _ = self.nuts.set_step_size(next);
         stats

@@ -37,9 +37,11 @@ pub trait Metric<T: Real, const D: usize> {
     /// `v` ← M⁻¹ p, the velocity dθ/dt of the Hamiltonian flow.
     fn velocity(&self, p: &[T; D], v: &mut [T; D]);
 
-    /// K(p) = ½ pᵀM⁻¹p, given `v` = M⁻¹ p from [`velocity`](Self::velocity).
+    /// K(p) = ½ pᵀM⁻¹p, given `v` = M⁻¹ p from [`velocity`](Self::velocity)
+    /// (a fixed-order four-lane [`dot_wide`](crate::linalg::dot_wide): the
+    /// same bits on every target).
     #[inline]
     fn kinetic_energy(&self, p: &[T; D], v: &[T; D]) -> T {
-        T::HALF * crate::linalg::dot(p, v)
+        T::HALF * crate::linalg::dot_wide(p, v)
     }
 }

@@ -45,7 +45,7 @@ use rand_core::Rng;
 
 use crate::Real;
 use crate::error::{Error, require_positive};
-use crate::linalg::dot;
+use crate::linalg::dot_wide;
 use crate::metric::Metric;
 use crate::random::fill_standard_normal;
 use crate::stats::StepStats;
@@ -103,6 +103,11 @@ pub struct NutsStats<T> {
     /// Mean over the leapfrog steps of min(1, exp(H₀ − H)) (Stan's
     /// `accept_stat__`, what dual averaging targets).
     pub acceptance_statistic: T,
+    /// Mean over the leapfrog steps of the symmetric (Barker) acceptance
+    /// 2·min(1, e^(H₀−H)) / (1 + e^(H₀−H)), which penalises energy errors of
+    /// either sign (nuts-rs adapts its step size to this one); 0 for a
+    /// divergent step.
+    pub symmetric_acceptance_statistic: T,
     /// H of the new state (Stan's `energy__`).
     pub energy: T,
     /// H(new state) − H₀.
@@ -174,15 +179,16 @@ impl<T: Real, const D: usize> PhasePoint<T, D> {
     ) -> bool {
         let half = T::HALF * h;
         // x·0 is 0 for finite x and NaN for ±∞ or NaN: `drift` stays 0 iff θ
-        // stays finite (one multiply-add per coordinate, no branch).
-        let mut drift = T::ZERO;
+        // stays finite (one multiply-add per coordinate, no branch; four
+        // lanes so the sum is not one long dependency chain).
+        let mut drift = [T::ZERO; 4];
         for i in 0..D {
             self.momentum[i] -= half * self.gradient[i];
             self.velocity[i] -= half * self.gradient_velocity[i];
             self.position[i] += h * self.velocity[i];
-            drift += self.position[i] * T::ZERO;
+            drift[i % 4] += self.position[i] * T::ZERO;
         }
-        if drift != T::ZERO {
+        if (drift[0] + drift[1]) + (drift[2] + drift[3]) != T::ZERO {
             self.energy = T::INFINITY;
             return false;
         }
@@ -270,7 +276,7 @@ impl<T: Real, const D: usize> Span<T, D> {
 /// crit(a, b, ρ) = a·ρ > 0 and b·ρ > 0: the trajectory has not turned back.
 #[inline]
 fn no_u_turn<T: Real, const D: usize>(a: &[T; D], b: &[T; D], rho: &[T; D]) -> bool {
-    dot(a, rho) > T::ZERO && dot(b, rho) > T::ZERO
+    dot_wide(a, rho) > T::ZERO && dot_wide(b, rho) > T::ZERO
 }
 
 /// The three checks of docs/NUTS.md on trees A then B (trajectory or build
@@ -357,6 +363,7 @@ struct Tally<T> {
     leapfrog_steps: u32,
     gradient_evaluations: u32,
     acceptance_sum: T,
+    symmetric_acceptance_sum: T,
     divergent: bool,
 }
 
@@ -572,6 +579,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             leapfrog_steps: 0,
             gradient_evaluations: 0,
             acceptance_sum: T::ZERO,
+            symmetric_acceptance_sum: T::ZERO,
             divergent: false,
         };
         let mut stats = NutsStats {
@@ -579,6 +587,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             leapfrog_steps: 0,
             gradient_evaluations: 0,
             acceptance_statistic: T::ZERO,
+            symmetric_acceptance_statistic: T::ZERO,
             energy: h0,
             energy_error: T::ZERO,
             divergent: false,
@@ -663,11 +672,11 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         stats.leapfrog_steps = tally.leapfrog_steps;
         stats.gradient_evaluations = tally.gradient_evaluations;
         stats.divergent = tally.divergent;
-        stats.acceptance_statistic = if tally.leapfrog_steps > 0 {
-            tally.acceptance_sum / T::from_u64(tally.leapfrog_steps as u64)
-        } else {
-            T::ZERO
-        };
+        if tally.leapfrog_steps > 0 {
+            let n = T::from_u64(tally.leapfrog_steps as u64);
+            stats.acceptance_statistic = tally.acceptance_sum / n;
+            stats.symmetric_acceptance_statistic = tally.symmetric_acceptance_sum / n;
+        }
         stats.energy = self.state.energy;
         stats.energy_error = self.state.energy - h0;
         stats.reached_max_depth = depth == max_depth && !turned && !tally.divergent;
@@ -703,11 +712,14 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
                 tally.divergent = true;
                 return Subtree::Invalid;
             }
-            tally.acceptance_sum += if energy_error <= T::ZERO {
+            let ratio = (-energy_error).exp();
+            let accept = if energy_error <= T::ZERO {
                 T::ONE
             } else {
-                (-energy_error).exp()
+                ratio
             };
+            tally.acceptance_sum += accept;
+            tally.symmetric_acceptance_sum += T::TWO * accept / (T::ONE + ratio);
             log_weight = if n == 0 {
                 -energy_error
             } else {
@@ -719,11 +731,38 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             }
 
             // Merge completed trees like a binary counter (docs/NUTS.md 2.3).
-            let working = self.slot[depth];
-            if let Some(span) = self.spans.get_mut(working) {
+            // The slot at index `depth` holds the tree being merged upwards. An
+            // odd leaf merges at once with the even leaf before it, straight
+            // from the working point (no copy into a span).
+            let mut level = 0;
+            if n & 1 == 1 {
+                let left = self.slot[0];
+                let Some(left_span) = self.spans.get_mut(left) else {
+                    return Subtree::Invalid;
+                };
+                let leaf = &self.work;
+                if !merge_is_valid(
+                    &left_span.rho,
+                    &left_span.momentum_end,
+                    &left_span.velocity_begin,
+                    &left_span.velocity_end,
+                    &leaf.momentum,
+                    &leaf.momentum,
+                    &leaf.velocity,
+                    &leaf.velocity,
+                ) {
+                    return Subtree::Invalid;
+                }
+                for i in 0..D {
+                    left_span.rho[i] += leaf.momentum[i];
+                }
+                left_span.momentum_end = leaf.momentum;
+                left_span.velocity_end = leaf.velocity;
+                self.slot.swap(0, depth);
+                level = 1;
+            } else if let Some(span) = self.spans.get_mut(self.slot[depth]) {
                 span.set_leaf(&self.work);
             }
-            let mut level = 0;
             while (n >> level) & 1 == 1 {
                 let left = self.slot[level];
                 let Some((left_span, right_span)) =

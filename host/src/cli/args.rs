@@ -75,8 +75,9 @@ fn parse_sampler(s: &str) -> Result<SamplerKind, String> {
 /// Sampler choice and tuning (`qnmc run`, `qnmc check`).
 #[derive(Debug, Clone, Args)]
 pub struct SamplerArgs {
-    /// Sampler (see `qnmc list`).
-    #[arg(long, value_parser = parse_sampler, default_value = "hmc")]
+    /// Sampler (see `qnmc list`). Default: nuts (with the quasi-Newton
+    /// metric, --metric lbfgs).
+    #[arg(long, value_parser = parse_sampler, default_value = "nuts")]
     pub sampler: SamplerKind,
     /// Independent chains, run in parallel.
     #[arg(long, default_value_t = 4)]
@@ -84,9 +85,10 @@ pub struct SamplerArgs {
     /// Seed; chain k uses a seed derived from it and k.
     #[arg(long, default_value_t = 2016)]
     pub seed: u64,
-    /// Warm-up iterations per chain (discarded).
-    #[arg(long, default_value_t = 1000)]
-    pub warmup: usize,
+    /// Warm-up iterations per chain (discarded). Default: 500 for nuts (its
+    /// L-BFGS start and Fisher-chosen metric settle early), 1000 otherwise.
+    #[arg(long)]
+    pub warmup: Option<usize>,
     /// Kept draws per chain.
     #[arg(long, default_value_t = 1000)]
     pub draws: usize,

@@ -52,19 +52,17 @@ pub fn demo(args: &DemoArgs) -> Result<(), CliError> {
         chains: args.chains,
         seed: args.seed,
         warmup: 500,
-        draws: 500,
-        leapfrog_steps: Some(20),
-        qnhmc_freeze_after: Some(250),
+        draws: 1000,
         ..RunSettings::default()
     };
     println!(
-        "\nThe harness: `qnmc run --sampler qnhmc --target logreg-german --warmup 500 --draws 500 --leapfrog-steps 20`\n\
-         (QNHMC with M = C and gamma from the newest pair, memory frozen after 250 warm-up iterations,\n\
-         dual-averaged step size)\n"
+        "\nThe harness: `qnmc run --target logreg-german` (the defaults: NUTS with the quasi-Newton\n\
+         metric, --metric lbfgs: an L-BFGS start, then Stan's windows choosing between a diagonal and\n\
+         diagonal-plus-pairs metric by the Fisher criterion; 500 warm-up + 1000 kept draws)\n"
     );
     let total = (run_settings.chains * (run_settings.warmup + run_settings.draws)) as u64;
-    let progress = Progress::new(total, "qnhmc on logreg-german", args.quiet);
-    let draws = run(&model, SamplerKind::Qnhmc, &run_settings, &progress);
+    let progress = Progress::new(total, "nuts on logreg-german", args.quiet);
+    let draws = run(&model, SamplerKind::Nuts, &run_settings, &progress);
     progress.finish();
     let draws = draws?;
     let known = model.known_posterior();

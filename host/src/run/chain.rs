@@ -5,8 +5,8 @@
 use std::time::Instant;
 
 use qnmc::adaptation::{
-    AdaptiveNuts, DenseEstimator, DiagonalEstimator, DualAveragingSettings, IdentityEstimator,
-    LbfgsEstimator, MetricEstimator, Warmup, WarmupSchedule,
+    AcceptanceStatistic, AdaptiveNuts, DenseEstimator, DiagonalEstimator, DualAveragingSettings,
+    IdentityEstimator, LbfgsEstimator, MetricEstimator, Warmup, WarmupSchedule,
 };
 use qnmc::lbfgs::InitialScaling;
 use qnmc::metric::{DenseMetric, DiagonalMetric, IdentityMetric, LbfgsMetric};
@@ -289,6 +289,10 @@ fn adaptive_nuts<const D: usize, E: MetricEstimator<f64, D>>(
         &x.target,
     )?;
     chain.set_target_acceptance(s.target_acceptance_for(job.kind))?;
+    chain.set_acceptance_statistic(AcceptanceStatistic::Symmetric);
+    if warmup > 0 {
+        chain.set_jitter(STEP_SIZE_JITTER)?;
+    }
     Ok(NutsChain { chain })
 }
 
