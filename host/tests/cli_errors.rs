@@ -100,8 +100,8 @@ fn covariance_errors_name_the_file_and_the_dimension() {
 fn unknown_sampler_and_target_list_the_valid_names() {
     let dir = scratch("names");
     assert_usage_error(
-        qnmc(&["run", "--sampler", "nuts", "--target", "gaussian"], &dir),
-        "unknown sampler `nuts`; valid samplers: hmc, qnhmc, hamcmc, hmc-bfgs, mh-bfgs, amagold, l2mc, sgld, psgld, sgrld, sghmc, sgnht, sgrhmc",
+        qnmc(&["run", "--sampler", "stan", "--target", "gaussian"], &dir),
+        "unknown sampler `stan`; valid samplers: nuts, hmc, qnhmc, hamcmc, hmc-bfgs, mh-bfgs, amagold, l2mc, sgld, psgld, sgrld, sghmc, sgnht, sgrhmc",
     );
     assert_usage_error(
         qnmc(&["run", "--target", "normal"], &dir),

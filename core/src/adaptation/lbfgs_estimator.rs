@@ -38,6 +38,11 @@ use super::metric_estimators::{
 
 /// Most L-BFGS iterations of the optimisation that starts the warm-up.
 pub const OPTIMIZATION_ITERATIONS: u32 = 200;
+
+/// The optimisation stops when an iteration lowers U by less than this times
+/// max(|U|, 1) (Pathfinder's 1e-13: a larger tolerance stopped on the flat
+/// ridge of the years regression, far from its mode).
+pub const OPTIMIZATION_TOLERANCE: f64 = 1e-13;
 use crate::Real;
 use crate::error::{Error, require_non_negative};
 use crate::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings, minimize};
@@ -289,7 +294,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
             position,
             &mut path,
             OPTIMIZATION_ITERATIONS,
-            T::from_f64(1e-8),
+            T::from_f64(OPTIMIZATION_TOLERANCE),
         )?;
         if outcome.iterations == 0 || path.is_empty() {
             return Some((*position, outcome.gradient_evaluations));
