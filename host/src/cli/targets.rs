@@ -9,11 +9,11 @@ use crate::model::Model;
 use crate::targets::{
     AmagoldDist1, AmagoldDist2, CsvOptions, DoubleWell, GaussianCovariance, GaussianModel,
     LinearGaussian, LogisticRegressionModel, LogregDataset, Posteriordb, PosteriordbPosterior,
-    RecipeCorrelated2d, RecipeQuadratic, RecipeQuartic,
+    RecipeCorrelated2d, RecipeQuadratic, RecipeQuartic, YearsRegression,
 };
 
 /// Every `--target` name with a one-line description, as `qnmc list` prints them.
-pub const TARGETS: [(&str, &str); 18] = [
+pub const TARGETS: [(&str, &str); 19] = [
     (
         "gaussian",
         "N(0, 11'+4I), the QNHMC paper's benchmark (--dimension, default 100)",
@@ -74,6 +74,10 @@ pub const TARGETS: [(&str, &str); 18] = [
         "posteriordb sblrc-blr linear regression (D = 6, needs --shared-data)",
     ),
     ("ark", "posteriordb arK AR(5) (D = 7, needs --shared-data)"),
+    (
+        "years-regression",
+        "linear regression on calendar years 1950-2020, corr(a, b) = -0.99995 (D = 3, exact)",
+    ),
 ];
 
 /// The shared data folder: `--shared-data`, else `$QNMC_SHARED_DATA`, else
@@ -189,6 +193,7 @@ pub fn build_target(args: &TargetArgs) -> Result<Box<dyn Model>, CliError> {
         "recipe-quadratic" => Box::new(RecipeQuadratic::paper()),
         "recipe-quartic" => Box::new(RecipeQuartic::paper()),
         "recipe-2d" => Box::new(RecipeCorrelated2d::paper()),
+        "years-regression" => Box::new(YearsRegression::new()),
         _ => {
             let names: Vec<&str> = TARGETS.iter().map(|(n, _)| *n).collect();
             return Err(CliError::Usage(format!(

@@ -18,7 +18,10 @@
 //!   and [`AmagoldDist2`], the complete recipe's [`RecipeQuadratic`],
 //!   [`RecipeQuartic`] and [`RecipeCorrelated2d`] with its metric
 //!   [`RecipeMetric`]; [`DensityGrid`] turns densities and draws into cell
-//!   probabilities and (symmetric) KL divergences.
+//!   probabilities and (symmetric) KL divergences;
+//! - [`YearsRegression`]: a linear regression on uncentred calendar years
+//!   (posterior corr(a, b) ≈ −0.99995), with its posterior moments computed
+//!   exactly (a, b integrated out, 1-D quadrature over log σ).
 
 mod amagold_2d;
 pub(crate) mod analytic_toy;
@@ -33,6 +36,7 @@ mod posteriordb;
 mod recipe_toys;
 #[cfg(test)]
 mod testing;
+mod years_regression;
 
 pub use amagold_2d::{AmagoldDist1, AmagoldDist2};
 pub use analytic_toy::{AnalyticToy, InvalidNoise};
@@ -52,3 +56,4 @@ pub use posteriordb::{Posteriordb, PosteriordbPosterior, ReferenceSummary, Unkno
 pub use recipe_toys::{
     RECIPE_GRADIENT_NOISE_SD, RecipeCorrelated2d, RecipeMetric, RecipeQuadratic, RecipeQuartic,
 };
+pub use years_regression::{YearsPosterior, YearsRegression};
