@@ -73,21 +73,25 @@ fn configs() -> Vec<Config> {
         },
         qnmc("hmc", "qnmc hmc", SamplerKind::Hmc, |_| {}),
         qnmc("qnhmc", "qnmc qnhmc", SamplerKind::Qnhmc, |_| {}),
-        qnmc("nuts-lbfgs", "qnmc nuts lbfgs", SamplerKind::Nuts, |s| {
-            s.metric = Some(MetricKind::Lbfgs)
+        qnmc("nuts", "qnmc nuts (defaults)", SamplerKind::Nuts, |s| {
+            // The CLI's defaults: --metric lbfgs, warm-up 500.
+            s.warmup = qnmc_host::cli::default_warmup(SamplerKind::Nuts);
         }),
-        qnmc("nuts-lbfgs-w500", "qnmc nuts lbfgs, warm-up 500", SamplerKind::Nuts, |s| {
-            s.metric = Some(MetricKind::Lbfgs);
-            s.warmup = 500;
-        }),
-        qnmc("nuts-lbfgs-w500-d07", "qnmc nuts lbfgs, warm-up 500, delta 0.7", SamplerKind::Nuts, |s| {
-            s.metric = Some(MetricKind::Lbfgs);
-            s.warmup = 500;
-            s.target_acceptance = Some(0.7);
-        }),
-        qnmc("nuts-diag", "qnmc nuts diag", SamplerKind::Nuts, |s| {
-            s.metric = Some(MetricKind::Diagonal)
-        }),
+        qnmc(
+            "nuts-w1000",
+            "qnmc nuts, warm-up 1000",
+            SamplerKind::Nuts,
+            |_| {},
+        ),
+        qnmc(
+            "nuts-diag",
+            "qnmc nuts --metric diag",
+            SamplerKind::Nuts,
+            |s| {
+                s.metric = Some(MetricKind::Diagonal);
+                s.warmup = qnmc_host::cli::default_warmup(SamplerKind::Nuts);
+            },
+        ),
     ]
 }
 
