@@ -104,11 +104,9 @@ fn bench_kernels<const D: usize, const M: usize>(c: &mut Criterion) {
     group.finish();
 }
 
-/// The quasi-Newton metric's v = H p (eigen-form, independent `dot_wide`s)
-/// against the two-loop recursion on the same M pairs (base 1, γ = 1: the
-/// same H), full rank r = 2M.
-fn bench_metric_velocity<const D: usize, const M: usize>(c: &mut Criterion) {
-    let mut rng = XorShiftRng::seed_from_u64(3);
+/// M exact pairs (s random, y = diag(d) s) of [`CheapGaussian`]'s quadratic.
+fn cheap_gaussian_pairs<const D: usize, const M: usize>(seed: u64) -> Box<LbfgsMemory<f64, D, M>> {
+    let mut rng = XorShiftRng::seed_from_u64(seed);
     let mut memory =
         Box::new(LbfgsMemory::<f64, D, M>::new(LbfgsSettings::with_max_pairs(M)).unwrap());
     for _ in 0..M {
@@ -120,6 +118,14 @@ fn bench_metric_velocity<const D: usize, const M: usize>(c: &mut Criterion) {
         }
         assert!(memory.try_push(&s, &y));
     }
+    memory
+}
+
+/// The quasi-Newton metric's v = H p (eigen-form, independent `dot_wide`s)
+/// against the two-loop recursion on the same M pairs (base 1, γ = 1: the
+/// same H), full rank r = 2M.
+fn bench_metric_velocity<const D: usize, const M: usize>(c: &mut Criterion) {
+    let memory = cheap_gaussian_pairs::<D, M>(3);
     let mut metric = Box::new(LbfgsMetric::<f64, D, M>::identity());
     metric.rebuild(&[1.0; D], &memory, 0.0).unwrap();
     assert_eq!(metric.rank(), 2 * M, "the bench measures the full rank");
@@ -164,17 +170,7 @@ fn bench_nuts_leapfrog<const D: usize, const M: usize>(c: &mut Criterion) {
         start.elapsed().mul_f64(leapfrogs as f64 / done as f64)
     }
     let mut rng = XorShiftRng::seed_from_u64(5);
-    let mut memory =
-        Box::new(LbfgsMemory::<f64, D, M>::new(LbfgsSettings::with_max_pairs(M)).unwrap());
-    for _ in 0..M {
-        let mut s = [0.0; D];
-        let mut y = [0.0; D];
-        for i in 0..D {
-            s[i] = standard_normal::<f64, _>(&mut rng);
-            y[i] = (1.0 + 9.0 * i as f64 / D as f64) * s[i];
-        }
-        assert!(memory.try_push(&s, &y));
-    }
+    let memory = cheap_gaussian_pairs::<D, M>(5);
     let mut metric = LbfgsMetric::<f64, D, M>::identity();
     metric.rebuild(&[0.5; D], &memory, 0.0).unwrap();
     assert_eq!(metric.rank(), 2 * M, "the bench measures the full rank");
