@@ -46,17 +46,80 @@ done
 echo
 echo "Draw costs are instructions per draw (QEMU -icount shift=0), mean of 20 draws after 300 warm-up draws."
 echo
-states=$(grep -h '^state bytes:' "$logdir/thumbv7em-none-eabihf.log" | head -n1)
-echo "Sampler state on 32-bit targets ($states):"
+echo "NUTS (MAX_DEPTH 6; warm-up: Stan's windows over 300 draws, then 20 draws measured; leapfrog steps per measured draw in parentheses):"
+echo
+echo "| target | NUTS diag draw f32 | NUTS L-BFGS draw f32 | NUTS diag draw f64 | NUTS L-BFGS draw f64 | NUTS peak stack f32 diag / L-BFGS (once built) | NUTS peak stack f64 diag / L-BFGS (once built) |"
+echo "|---|---|---|---|---|---|---|"
+for t in "${targets[@]}"; do
+  log="$logdir/$t.log"
+  cost() { # cost PRECISION METRIC -> "instructions (leapfrogs)"
+    sed -nE "s/^step cost $1 nuts: .*$2=([0-9]+) \(([0-9.]+) leapfrog steps\).*/\1 (\2)/p" "$log" | head -n1
+  }
+  stack() { # stack PRECISION -> "diag / lbfgs (diag / lbfgs)"
+    sed -nE "s/^peak stack $1 bit-identity chains: .*nuts-diag=([0-9]+) nuts-lbfgs=([0-9]+) bytes \(NUTS once built: nuts-diag=([0-9]+) nuts-lbfgs=([0-9]+)\).*/\1 \/ \2 B (\3 \/ \4 B)/p" "$log" | head -n1
+  }
+  echo "| $t | $(cost f32 nuts-diag) | $(cost f32 nuts-lbfgs) | $(cost f64 nuts-diag) | $(cost f64 nuts-lbfgs) | $(stack f32) | $(stack f64) |"
+done
+echo
+echo "Peak stack of each job (bytes from the top of the stack, the stack repainted before each job):"
+echo
+for t in "${targets[@]}"; do
+  echo "- $t:"
+  grep -h '^peak stack [^:]' "$logdir/$t.log" | sed 's/^/  - /'
+done
+echo
+echo "Sampler state on 32-bit targets (thumbv7em-none-eabihf log):"
 echo
 echo "| sampler | size_of | algorithmic minimum | ratio |"
 echo "|---|---|---|---|"
-python3 - "$states" <<'PY'
+grep -h '^state bytes:' "$logdir/thumbv7em-none-eabihf.log" | python3 -c '
 import re, sys
-line = sys.argv[1]
-for name, size, minimum in re.findall(r'(\w+<[^>]+>)=(\d+) \(min (\d+)\)', line):
-    print(f"| `{name}` | {size} B | {minimum} B | {int(size) / int(minimum):.2f} |")
-PY
+for line in sys.stdin:
+    for name, size, minimum in re.findall(r"(\w+<[^>]+>)=(\d+) \(min (\d+)\)", line):
+        print(f"| `{name}` | {size} B | {minimum} B | {int(size) / int(minimum):.2f} |")
+'
+
+# Where the flash goes (Cortex-M4F), by symbol sizes; inlined code counts in
+# its caller. Needs llvm-nm (skipped without it).
+elf="$target_dir/thumbv7em-none-eabihf/release/qnmc-firmware-example"
+if command -v llvm-nm >/dev/null && [[ -f "$elf" ]]; then
+  echo
+  echo "Flash by part (thumbv7em-none-eabihf, llvm-nm --print-size, bytes):"
+  echo
+  llvm-nm --print-size --size-sort --radix=d -C "$elf" | python3 -c '
+import re, sys
+parts = [
+    ("qnmc NUTS (samplers::nuts, adaptation: warm-up, estimators, dual averaging, lbfgs::minimize; metrics)",
+     r"qnmc::(samplers::nuts|adaptation|metric|lbfgs::minimize)|AdaptiveNuts|Nuts<|LbfgsMetric|LbfgsEstimator|DiagonalEstimator|MetricEstimator"),
+    ("qnmc QNHMC, HAMCMC, L-BFGS memory, other core", r"qnmc::"),
+    ("firmware jobs and platform", r"qnmc_firmware_example|qnmc_wasm_example|firmware_example|platform|\bmain\b"),
+    ("core::fmt (log formatting)", r"core::fmt|core::num::flt2dec|core::num::fmt|Formatter|Display|Debug"),
+    ("libm", r"libm::"),
+    ("compiler-builtins (soft float, memcpy)", r"compiler_builtins|__aeabi|__(add|sub|mul|div)[sd]f3|mem(cpy|set|move)"),
+]
+totals = {name: 0 for name, _ in parts}
+other = 0
+seen = set()
+for line in sys.stdin:
+    fields = line.split(None, 3)
+    if len(fields) < 4 or fields[2].lower() not in {"t", "r", "d"}:
+        continue
+    # Aliases (e.g. `.llvm.N` copies of a name) share an address: count once.
+    if fields[0] in seen:
+        continue
+    seen.add(fields[0])
+    size, name = int(fields[1]), fields[3].strip().replace("..", "::")
+    for part, pattern in parts:
+        if re.search(pattern, name):
+            totals[part] += size
+            break
+    else:
+        other += size
+for part, _ in parts:
+    print(f"- {part}: {totals[part]}")
+print(f"- other (start-up, vector table, panics, rand_xorshift): {other}")
+'
+fi
 
 wasm="$target_dir/wasm32-unknown-unknown/release/qnmc_wasm_example.wasm"
 if [[ -f "$wasm" ]]; then

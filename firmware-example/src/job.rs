@@ -6,29 +6,38 @@
 //! very same code runs on a Cortex-M4F (f32 in hardware, f64 in software), a
 //! Cortex-M0/M3 and a RV32IMAC (both in software), WebAssembly and x86-64.
 //!
-//! 1. **On-device inference** ([`qnhmc_posterior`], [`hamcmc_posterior`]): Bayesian
-//!    logistic regression, D = 3 (intercept + two sensor features), on the
-//!    N = 48 labelled readings of [`FEATURES`]/[`LABELS`] built into the flash,
-//!    prior β ~ N(0, 2² I). QNHMC runs on the full data, HAMCMC on minibatches of
+//! 1. **On-device inference** ([`qnhmc_posterior`], [`hamcmc_posterior`],
+//!    [`nuts_posterior`]): Bayesian logistic regression, D = 3 (intercept + two
+//!    sensor features), on the N = 48 labelled readings of [`FEATURES`]/[`LABELS`]
+//!    built into the flash, prior β ~ N(0, 2² I). QNHMC and NUTS (Stan's warm-up,
+//!    diagonal or L-BFGS metric) run on the full data, HAMCMC on minibatches of
 //!    [`BATCH`] readings. The posterior means and standard deviations are checked
 //!    against [`POSTERIOR_MEAN`]/[`POSTERIOR_SD`], computed on the host by
 //!    deterministic 3-D quadrature (`tests/tests/embedded_posterior.rs`
 //!    recomputes them and asserts the baked numbers are still right).
 //! 2. **Bit identity** ([`bit_identity`]): 200 draws of QNHMC (adaptive memory,
-//!    which amplifies any round-off difference) and of HAMCMC on the same model,
-//!    from a fixed `XorShiftRng` seed; an FNV-1a hash of the bits of every draw
-//!    and every accept flag. Every target must print the host's hash
-//!    ([`EXPECTED_BIT_IDENTITY_F64`], [`EXPECTED_BIT_IDENTITY_F32`]).
-//! 3. **Step cost** ([`step_costs`]): instructions of one QNHMC and one HAMCMC draw
-//!    on a warmed-up sampler, read from a caller-supplied counter.
+//!    which amplifies any round-off difference), of HAMCMC and of NUTS with both
+//!    metrics (150 of them warm-up: dual averaging, a metric update, step-size
+//!    searches, and for the L-BFGS metric the start-up optimisation and the
+//!    Jacobi eigen-decomposition) on the same model, from fixed `XorShiftRng`
+//!    seeds; an FNV-1a hash of the bits of every draw and every accept flag
+//!    (NUTS: tree depth, leapfrog steps and the step size). Every target must
+//!    print the host's hash ([`EXPECTED_BIT_IDENTITY_F64`],
+//!    [`EXPECTED_BIT_IDENTITY_F32`]).
+//! 3. **Step cost** ([`step_costs`], [`nuts_step_costs`]): instructions of one
+//!    draw of each sampler after warm-up, read from a caller-supplied counter.
 
 // Numeric kernels index parallel arrays; index loops say that best (as in the core).
 #![allow(clippy::needless_range_loop)]
 
+use qnmc::adaptation::{
+    AdaptiveNuts, DiagonalEstimator, LbfgsEstimator, MetricEstimator, WarmupSchedule,
+};
 use qnmc::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsSettings};
+use qnmc::metric::{DiagonalMetric, LbfgsMetric};
 use qnmc::{
-    Hamcmc, HamcmcSettings, MemoryUpdate, MinibatchPotential, Potential, Qnhmc, QnhmcMass,
-    QnhmcSettings, Real, StepSizeSchedule, StepStats,
+    Hamcmc, HamcmcSettings, MemoryUpdate, MinibatchPotential, Nuts, NutsSettings, NutsStats,
+    Potential, Qnhmc, QnhmcMass, QnhmcSettings, Real, StepSizeSchedule, StepStats,
 };
 use rand_core::{Rng, SeedableRng};
 use rand_xorshift::XorShiftRng;
@@ -43,6 +52,19 @@ pub const BATCH: usize = 8;
 pub const QNHMC_MEMORY: usize = 4;
 /// HAMCMC memory M (M draws, M − 1 pairs).
 pub const HAMCMC_MEMORY: usize = 3;
+/// Deepest NUTS tree (the sampler's const `MAX_DEPTH` and its setting): at
+/// most 2⁶ − 1 = 63 leapfrog steps per draw; the storage grows linearly with it.
+pub const NUTS_MAX_DEPTH: usize = 6;
+/// Curvature pairs of NUTS's L-BFGS metric. One pair (a rank-≤ 2 correction
+/// of the diagonal base) because of RAM: with 16 KiB, M = 2 fits in f32 but
+/// not in f64, where building the sampler alone needs about 17 KiB of stack
+/// (`AdaptiveNuts::new`'s frame is about twice the sampler, and the caller
+/// holds the result, the metric and the estimator; docs/EMBEDDED.md). With
+/// one pair the current `LbfgsEstimator` ends every window on the diagonal
+/// base alone (its Fisher criterion keeps only the last M draws and accepts
+/// every candidate with fewer than 2), so only the start-up optimisation's
+/// metric has curvature directions.
+pub const NUTS_LBFGS_MEMORY: usize = 1;
 /// Prior variance of every coefficient.
 pub const PRIOR_VARIANCE: f64 = 4.0;
 
@@ -88,6 +110,18 @@ pub const HAMCMC_BURN_IN: u32 = 1000;
 /// HAMCMC draws kept.
 pub const HAMCMC_DRAWS: u32 = 20000;
 
+/// NUTS warm-up draws (Stan's windows: 75 fast, slow windows ending at draws
+/// 100, 150 and 250 with a metric update each, 50 fast).
+pub const NUTS_WARMUP: u32 = 300;
+/// NUTS draws kept after warm-up (fixed step size and metric: exact).
+pub const NUTS_DRAWS: u32 = 1000;
+/// Warm-up draws of the NUTS bit-identity chains (one slow window ending at
+/// draw 100; then the terminal buffer and the final step size).
+pub const NUTS_BIT_IDENTITY_WARMUP: u32 = 150;
+/// First guess of the NUTS step size (the warm-up replaces it at once by
+/// Stan's heuristic from the starting point).
+pub const NUTS_INITIAL_STEP_SIZE: f64 = 0.5;
+
 /// Tolerance of the mean check, in posterior standard deviations. QNHMC
 /// (exact after warm-up): 2000 draws with an ESS of several hundred give an MCSE
 /// of about 0.05 sd (measured over 16 seeds in `tests/tests/embedded_posterior.rs`),
@@ -102,6 +136,14 @@ pub const QNHMC_SD_TOLERANCE: f64 = 0.25;
 pub const HAMCMC_MEAN_TOLERANCE: f64 = 0.5;
 /// Tolerance of the sd check (relative) for HAMCMC.
 pub const HAMCMC_SD_TOLERANCE: f64 = 0.25;
+/// NUTS (exact after warm-up): 1000 kept draws; over 12 seeds × f32/f64 ×
+/// both metrics the largest MCSE of a mean is 0.053 sd (ESS ≥ 350), so 0.3 sd
+/// is ≥ 5 MCSE (`tests/tests/embedded_posterior.rs` measures it and asserts
+/// the margin and every |z| < 4.5).
+pub const NUTS_MEAN_TOLERANCE: f64 = 0.3;
+/// Tolerance of the sd check (relative) for NUTS: the largest MCSE of an sd
+/// over the same runs is 0.048 sd, so 0.25 is ≥ 5 MCSE.
+pub const NUTS_SD_TOLERANCE: f64 = 0.25;
 
 /// The logistic-regression posterior: U(β) = Σₙ [log(1 + e^ηₙ) − yₙ ηₙ] + |β|²/(2σ²),
 /// ηₙ = β₀ + β₁ x₁ₙ + β₂ x₂ₙ.
@@ -215,6 +257,160 @@ fn jittered<T: Real, R: Rng>(rng: &mut R) -> T {
     T::from_f64(0.6) * (T::from_f64(0.7) + T::from_f64(0.6) * u)
 }
 
+/// The metric NUTS runs with (and the estimator its warm-up tunes it with).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NutsMetric {
+    /// [`DiagonalMetric`] learned by [`DiagonalEstimator`] (σᵢ² from the draws'
+    /// and the gradients' variances).
+    Diagonal,
+    /// [`LbfgsMetric`] with [`NUTS_LBFGS_MEMORY`] pairs, learned by
+    /// [`LbfgsEstimator`] (L-BFGS optimisation at the start, then the diagonal
+    /// base plus conjugated pairs between draws of each slow window).
+    Lbfgs,
+}
+
+impl NutsMetric {
+    /// Both metrics, in the order of the logs and hashes.
+    pub const ALL: [NutsMetric; 2] = [NutsMetric::Diagonal, NutsMetric::Lbfgs];
+
+    /// Name in the logs.
+    pub const fn name(self) -> &'static str {
+        match self {
+            NutsMetric::Diagonal => "nuts-diag",
+            NutsMetric::Lbfgs => "nuts-lbfgs",
+        }
+    }
+}
+
+/// NUTS with the diagonal metric and its warm-up, as the jobs instantiate it.
+pub type NutsDiagonal<T> = AdaptiveNuts<T, D, DiagonalEstimator<T, D>, NUTS_MAX_DEPTH>;
+/// NUTS with the L-BFGS metric and its warm-up, as the jobs instantiate it.
+pub type NutsLbfgs<T> = AdaptiveNuts<T, D, LbfgsEstimator<T, D, NUTS_LBFGS_MEMORY>, NUTS_MAX_DEPTH>;
+
+/// NUTS settings of the jobs: ε = [`NUTS_INITIAL_STEP_SIZE`] (a first guess),
+/// depth ≤ [`NUTS_MAX_DEPTH`], Stan's divergence threshold 1000.
+pub fn nuts_settings<T: Real>() -> NutsSettings<T> {
+    let mut settings = NutsSettings::new(T::from_f64(NUTS_INITIAL_STEP_SIZE));
+    settings.max_tree_depth = NUTS_MAX_DEPTH as u32;
+    settings
+}
+
+/// Builds the diagonal-metric NUTS of the jobs (Stan's warm-up over `warmup`
+/// draws, M⁻¹ = I at first, which the estimator rescales from the initial
+/// gradient) in this function's frame and lends it to `f`; `false` if it
+/// could not be built. Never inlined, so that only one NUTS sampler is on the
+/// stack at a time (see docs/EMBEDDED.md on its constructor's frame).
+#[inline(never)]
+pub fn with_nuts_diagonal<T: Real>(
+    warmup: u32,
+    initial: [T; D],
+    f: &mut dyn FnMut(&mut NutsDiagonal<T>),
+) -> bool {
+    let Ok(schedule) = WarmupSchedule::stan(warmup as u64) else {
+        return false;
+    };
+    // Borrowed in place: moving the sampler out of the `Result` would copy it.
+    let mut built = AdaptiveNuts::new(
+        nuts_settings(),
+        schedule,
+        DiagonalMetric::identity(),
+        DiagonalEstimator::new(),
+        initial,
+        &Logistic,
+    );
+    if let Ok(chain) = &mut built {
+        f(chain);
+    }
+    built.is_ok()
+}
+
+/// The L-BFGS-metric NUTS of the jobs (rank tolerance 0: every direction
+/// kept; start-up optimisation on), as [`with_nuts_diagonal`].
+#[inline(never)]
+pub fn with_nuts_lbfgs<T: Real>(
+    warmup: u32,
+    initial: [T; D],
+    f: &mut dyn FnMut(&mut NutsLbfgs<T>),
+) -> bool {
+    let (Ok(schedule), Ok(estimator)) = (
+        WarmupSchedule::stan(warmup as u64),
+        LbfgsEstimator::new(T::ZERO),
+    ) else {
+        return false;
+    };
+    let mut built = AdaptiveNuts::new(
+        nuts_settings(),
+        schedule,
+        LbfgsMetric::identity(),
+        estimator,
+        initial,
+        &Logistic,
+    );
+    if let Ok(chain) = &mut built {
+        f(chain);
+    }
+    built.is_ok()
+}
+
+/// What the NUTS drivers hand each draw to: the new position, the draw's
+/// statistics, and whether it was a warm-up draw.
+pub type NutsDrawHandler<'a, T> = dyn FnMut(&[T; D], &NutsStats<T>, bool) + 'a;
+
+/// Runs `draws` draws of `chain` from `XorShiftRng::seed_from_u64(seed)`,
+/// passing each new position, its statistics and whether the draw was a
+/// warm-up draw to `on_draw`.
+fn drive_nuts<T: Real, E: MetricEstimator<T, D>>(
+    chain: &mut AdaptiveNuts<T, D, E, NUTS_MAX_DEPTH>,
+    seed: u64,
+    draws: u32,
+    on_draw: &mut NutsDrawHandler<'_, T>,
+) {
+    let mut rng = XorShiftRng::seed_from_u64(seed);
+    for _ in 0..draws {
+        let warming_up = chain.is_warming_up();
+        let stats = chain.step(&Logistic, &mut rng);
+        on_draw(chain.position(), &stats, warming_up);
+    }
+}
+
+/// A NUTS chain of `warmup` warm-up draws and `draws − warmup` kept draws with
+/// `metric`, from `initial` and `seed`; every draw goes to `on_draw` (see
+/// [`drive_nuts`]). Nothing runs if the sampler cannot be built.
+pub fn nuts_run<T: Real>(
+    metric: NutsMetric,
+    warmup: u32,
+    draws: u32,
+    initial: [T; D],
+    seed: u64,
+    on_draw: &mut NutsDrawHandler<'_, T>,
+) {
+    nuts_run_traced(metric, warmup, draws, initial, seed, &mut || {}, on_draw);
+}
+
+/// [`nuts_run`], calling `on_built` once the sampler is built, before its
+/// first draw (the firmware measures the stack of building and of drawing
+/// separately).
+pub fn nuts_run_traced<T: Real>(
+    metric: NutsMetric,
+    warmup: u32,
+    draws: u32,
+    initial: [T; D],
+    seed: u64,
+    on_built: &mut dyn FnMut(),
+    on_draw: &mut NutsDrawHandler<'_, T>,
+) {
+    let _ = match metric {
+        NutsMetric::Diagonal => with_nuts_diagonal::<T>(warmup, initial, &mut |chain| {
+            on_built();
+            drive_nuts(chain, seed, draws, on_draw)
+        }),
+        NutsMetric::Lbfgs => with_nuts_lbfgs::<T>(warmup, initial, &mut |chain| {
+            on_built();
+            drive_nuts(chain, seed, draws, on_draw)
+        }),
+    };
+}
+
 /// 64-bit FNV-1a, fed one 64-bit word at a time (little-endian bytes).
 #[derive(Debug, Clone, Copy)]
 pub struct Fnv(pub u64);
@@ -243,38 +439,102 @@ impl Default for Fnv {
     }
 }
 
-/// Hashes of the two bit-identity chains: `[qnhmc, hamcmc]`.
+/// Hashes of the four bit-identity chains: `[qnhmc, hamcmc, nuts-diag, nuts-lbfgs]`.
 ///
 /// QNHMC (adaptive memory, fixed ε = 0.6 so no extra draws) from `[0.5, -0.5, 0.5]`
 /// with `XorShiftRng::seed_from_u64(seed)`; HAMCMC from `[0, 0, 0]` with
 /// `seed + 1`. A HAMCMC step error is hashed as a marker word and the chain goes on.
-pub fn bit_identity<T: Real>(seed: u64, steps: u32) -> [u64; 2] {
-    let mut hash = [Fnv::new(), Fnv::new()];
+/// NUTS ([`nuts_bit_identity`]) with `seed + 2` (diagonal) and `seed + 3` (L-BFGS).
+pub fn bit_identity<T: Real>(seed: u64, steps: u32) -> [u64; 4] {
+    [
+        qnhmc_bit_identity::<T>(seed, steps),
+        hamcmc_bit_identity::<T>(seed.wrapping_add(1), steps),
+        nuts_bit_identity::<T>(NutsMetric::Diagonal, seed.wrapping_add(2), steps),
+        nuts_bit_identity::<T>(NutsMetric::Lbfgs, seed.wrapping_add(3), steps),
+    ]
+}
+
+/// Hash of the QNHMC bit-identity chain (see [`bit_identity`]). Not inlined,
+/// like the other chains, so that their samplers never share a stack frame.
+#[inline(never)]
+pub fn qnhmc_bit_identity<T: Real>(seed: u64, steps: u32) -> u64 {
+    let mut hash = Fnv::new();
     let init = [T::HALF, -T::HALF, T::HALF];
     if let Ok(mut q) = Qnhmc::<T, D, QNHMC_MEMORY>::new(qnhmc_settings(None), init, &Logistic) {
         let mut rng = XorShiftRng::seed_from_u64(seed);
         for _ in 0..steps {
             let stats = q.step(&Logistic, &mut rng);
-            hash[0].word(stats.accepted as u64);
+            hash.word(stats.accepted as u64);
             for &x in q.position() {
-                hash[0].real(x);
+                hash.real(x);
             }
         }
     }
+    hash.0
+}
+
+/// Hash of the HAMCMC bit-identity chain (see [`bit_identity`]; `seed` is
+/// used as given).
+#[inline(never)]
+pub fn hamcmc_bit_identity<T: Real>(seed: u64, steps: u32) -> u64 {
+    let mut hash = Fnv::new();
     if let Ok(mut h) = Hamcmc::<T, D, HAMCMC_MEMORY>::new(hamcmc_settings(), [T::ZERO; D]) {
-        let mut rng = XorShiftRng::seed_from_u64(seed.wrapping_add(1));
+        let mut rng = XorShiftRng::seed_from_u64(seed);
         for _ in 0..steps {
             match h.step(&Logistic, &mut rng) {
                 Ok(_) => {
                     for &x in h.position() {
-                        hash[1].real(x);
+                        hash.real(x);
                     }
                 }
-                Err(_) => hash[1].word(0xdead),
+                Err(_) => hash.word(0xdead),
             }
         }
     }
-    [hash[0].0, hash[1].0]
+    hash.0
+}
+
+/// Hash of a NUTS bit-identity chain: `steps` draws, the first
+/// [`NUTS_BIT_IDENTITY_WARMUP`] of them Stan's warm-up (so dual averaging, one
+/// metric update and the step-size searches are all hashed), from
+/// `[0.5, -0.5, 0.5]` and `XorShiftRng::seed_from_u64(seed)`. Per draw: one
+/// word of tree depth, leapfrog steps and the divergent/moved flags, the step
+/// size used, and the new position. A sampler that cannot be built hashes as
+/// the empty chain.
+pub fn nuts_bit_identity<T: Real>(metric: NutsMetric, seed: u64, steps: u32) -> u64 {
+    nuts_bit_identity_traced::<T>(metric, seed, steps, &mut || {})
+}
+
+/// [`nuts_bit_identity`], calling `on_built` before the first draw.
+pub fn nuts_bit_identity_traced<T: Real>(
+    metric: NutsMetric,
+    seed: u64,
+    steps: u32,
+    on_built: &mut dyn FnMut(),
+) -> u64 {
+    let mut hash = Fnv::new();
+    let init = [T::HALF, -T::HALF, T::HALF];
+    nuts_run_traced::<T>(
+        metric,
+        NUTS_BIT_IDENTITY_WARMUP,
+        steps,
+        init,
+        seed,
+        on_built,
+        &mut |x, stats, _| {
+            hash.word(
+                stats.leapfrog_steps as u64
+                    | (stats.tree_depth as u64) << 32
+                    | (stats.divergent as u64) << 40
+                    | (stats.moved as u64) << 41,
+            );
+            hash.real(stats.step_size);
+            for &v in x {
+                hash.real(v);
+            }
+        },
+    );
+    hash.0
 }
 
 /// Running mean and variance (Welford) of the draws, in f64 whatever `T` is.
@@ -442,6 +702,51 @@ pub fn hamcmc_posterior<T: Real>(seed: u64) -> PosteriorCheck {
     )
 }
 
+/// The NUTS inference chain with `metric`: [`NUTS_WARMUP`] warm-up draws from
+/// β = 0, then [`NUTS_DRAWS`] kept draws passed to `on_draw` with their
+/// statistics.
+pub fn nuts_chain<T: Real>(
+    metric: NutsMetric,
+    seed: u64,
+    on_draw: &mut dyn FnMut(&[T; D], &NutsStats<T>),
+) {
+    nuts_run::<T>(
+        metric,
+        NUTS_WARMUP,
+        NUTS_WARMUP + NUTS_DRAWS,
+        [T::ZERO; D],
+        seed,
+        &mut |x, stats, warming_up| {
+            if !warming_up {
+                on_draw(x, stats);
+            }
+        },
+    );
+}
+
+/// Online inference with NUTS ([`nuts_chain`]), judged with
+/// [`NUTS_MEAN_TOLERANCE`] and [`NUTS_SD_TOLERANCE`]; `accepted` counts the
+/// draws that moved, `failures` the divergent ones.
+pub fn nuts_posterior<T: Real>(metric: NutsMetric, seed: u64) -> PosteriorCheck {
+    let mut moments = Moments::default();
+    let (mut accepted, mut failures) = (0, 0);
+    nuts_chain::<T>(metric, seed, &mut |x, stats| {
+        moments.push(x);
+        accepted += stats.moved as u32;
+        failures += stats.divergent as u32;
+    });
+    judge(
+        metric.name(),
+        moments,
+        accepted,
+        failures,
+        NUTS_MEAN_TOLERANCE,
+        NUTS_SD_TOLERANCE,
+        &POSTERIOR_MEAN,
+        &POSTERIOR_SD,
+    )
+}
+
 /// Counter readings around `steps` draws of each sampler after `warmup` draws:
 /// `[qnhmc_total, hamcmc_total]` (differences of `counter()`; the counter call
 /// itself is included once per step and can be calibrated away by the caller).
@@ -473,6 +778,47 @@ pub fn step_costs<T: Real>(counter: &mut dyn FnMut() -> u64, warmup: u32, steps:
     total
 }
 
+/// Counter readings around `steps` NUTS draws after a warm-up of `warmup`
+/// draws (Stan's windows, so the step size and metric are the tuned ones), for
+/// each [`NutsMetric`]: `[[total, leapfrog steps]; 2]` (the counter call is
+/// included once per draw, as in [`step_costs`]).
+pub fn nuts_step_costs<T: Real>(
+    counter: &mut dyn FnMut() -> u64,
+    warmup: u32,
+    steps: u32,
+) -> [[u64; 2]; 2] {
+    let mut out = [[0u64; 2]; 2];
+    let [diagonal, lbfgs] = &mut out;
+    let _ = with_nuts_diagonal::<T>(warmup, [T::ZERO; D], &mut |chain| {
+        *diagonal = time_nuts(chain, counter, 13, warmup, steps)
+    });
+    let _ = with_nuts_lbfgs::<T>(warmup, [T::ZERO; D], &mut |chain| {
+        *lbfgs = time_nuts(chain, counter, 14, warmup, steps)
+    });
+    out
+}
+
+fn time_nuts<T: Real, E: MetricEstimator<T, D>>(
+    chain: &mut AdaptiveNuts<T, D, E, NUTS_MAX_DEPTH>,
+    counter: &mut dyn FnMut() -> u64,
+    seed: u64,
+    warmup: u32,
+    steps: u32,
+) -> [u64; 2] {
+    let mut rng = XorShiftRng::seed_from_u64(seed);
+    for _ in 0..warmup {
+        let _ = chain.step(&Logistic, &mut rng);
+    }
+    let (mut total, mut leapfrogs) = (0u64, 0u64);
+    for _ in 0..steps {
+        let start = counter();
+        let stats = chain.step(&Logistic, &mut rng);
+        total = total.wrapping_add(counter().wrapping_sub(start));
+        leapfrogs += stats.leapfrog_steps as u64;
+    }
+    [total, leapfrogs]
+}
+
 /// `size_of` the two samplers as the jobs instantiate them, `[qnhmc, hamcmc]`,
 /// for `T`.
 pub fn sampler_sizes<T: Real>() -> [usize; 2] {
@@ -490,6 +836,50 @@ pub const fn minimum_scalars() -> [usize; 2] {
     let m = QNHMC_MEMORY;
     let h = HAMCMC_MEMORY;
     [4 * m * D + 5 * D + 1, h * D + 2 * (h - 1) * D + D]
+}
+
+/// `size_of` the NUTS samplers as the jobs instantiate them, for `T`:
+/// `[Nuts<T, D, DiagonalMetric, MAX_DEPTH>, NutsDiagonal<T>,
+/// Nuts<T, D, LbfgsMetric<T, D, M>, MAX_DEPTH>, NutsLbfgs<T>]` (the kernel,
+/// then the kernel with its warm-up).
+pub fn nuts_sizes<T: Real>() -> [usize; 4] {
+    [
+        core::mem::size_of::<Nuts<T, D, DiagonalMetric<T, D>, NUTS_MAX_DEPTH>>(),
+        core::mem::size_of::<NutsDiagonal<T>>(),
+        core::mem::size_of::<Nuts<T, D, LbfgsMetric<T, D, NUTS_LBFGS_MEMORY>, NUTS_MAX_DEPTH>>(),
+        core::mem::size_of::<NutsLbfgs<T>>(),
+    ]
+}
+
+/// The least state of the NUTS kernels and their warm-ups, in scalars of `T`
+/// (see docs/EMBEDDED.md), in the order of [`nuts_sizes`].
+///
+/// Kernel (iterative tree, Stan's three U-turn checks per merge, velocities
+/// recomputed from momenta): the state θ, ∇U, U (2D + 1); the trajectory's two
+/// ends and the leaf being built, θ, p, ∇U, U each (3 (3D + 1)); the
+/// subtree's candidate θ, ∇U, U (2D + 1); the trajectory's ρ (D); per level of
+/// the subtree's binary counter ρ and the momenta at its two ends (3D ×
+/// MAX_DEPTH); and the metric: σ² (D) for the diagonal one, the base b (D),
+/// the r ≤ 2M orthonormal directions (2MD) and their eigenvalues (2M) for the
+/// L-BFGS one.
+///
+/// Warm-up: dual averaging (μ, H̄, x̄, its count: 4); the diagonal estimate,
+/// Welford mean and M2 of θ and of ∇U and a count (4D + 1); for the L-BFGS
+/// estimator also the previous θ and ∇U (2D), a pool of M pairs (2MD), the
+/// window's last M draws and gradients for the Fisher criterion (2MD) and the
+/// candidate metric (D + 2MD + 2M).
+pub const fn nuts_minimum_scalars() -> [usize; 4] {
+    let m = NUTS_LBFGS_MEMORY;
+    let kernel = (2 * D + 1) + 3 * (3 * D + 1) + (2 * D + 1) + D + 3 * D * NUTS_MAX_DEPTH;
+    let diagonal = kernel + D;
+    let lbfgs = kernel + D + 2 * m * D + 2 * m;
+    let warmup = 4 + 4 * D + 1;
+    [
+        diagonal,
+        diagonal + warmup,
+        lbfgs,
+        lbfgs + warmup + 2 * D + 2 * m * D + 2 * m * D + (D + 2 * m * D + 2 * m),
+    ]
 }
 
 /// The WebAssembly example's statistic: the mean of β₁ over `steps` QNHMC draws

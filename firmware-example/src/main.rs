@@ -8,9 +8,10 @@
 //!   16550 UART, exit code through the SiFive test device.
 //!
 //! It runs the jobs of [`qnmc_firmware_example::job`] — the bit-identity chains
-//! (f64 and f32), on-device Bayesian logistic regression with QNHMC and HAMCMC in
-//! f32, the state sizes and (under `qemu -icount shift=0`) the instruction cost
-//! of one draw — and exits with 0 only if every check passed.
+//! (f64 and f32), on-device Bayesian logistic regression with QNHMC, HAMCMC and
+//! NUTS (diagonal and L-BFGS metrics, Stan's warm-up) in f32, the state sizes
+//! and (under `qemu -icount shift=0`) the instruction cost of one draw — and
+//! exits with 0 only if every check passed.
 //!
 //! On the host it is a plain program running the same jobs (no step cost, no
 //! stack measurement): `cargo run -p qnmc-firmware-example --release`.
@@ -42,13 +43,15 @@ const CALIBRATION_INSNS_PER_ITERATION: u64 = 2;
 #[cfg(target_os = "none")]
 const COST_STEPS: u32 = 20;
 
-fn hex_line(out: &mut dyn Write, label: &str, hashes: [u64; 2], expected: [u64; 2]) -> bool {
+fn hex_line(out: &mut dyn Write, label: &str, hashes: [u64; 4], expected: [u64; 4]) -> bool {
     let ok = hashes == expected;
     let _ = writeln!(
         out,
-        "bit-identity {label} qnhmc={:016x} hamcmc={:016x} {}",
+        "bit-identity {label} qnhmc={:016x} hamcmc={:016x} nuts-diag={:016x} nuts-lbfgs={:016x} {}",
         hashes[0],
         hashes[1],
+        hashes[2],
+        hashes[3],
         if ok { "ok" } else { "MISMATCH" }
     );
     ok
@@ -82,8 +85,108 @@ fn posterior_line(out: &mut dyn Write, check: &job::PosteriorCheck) -> bool {
     check.passed
 }
 
-/// Runs every job, logs to `out`, returns whether all checks passed.
-pub fn run(out: &mut dyn Write) -> bool {
+/// `size_of` the NUTS samplers in one precision, with their minimum
+/// (`job::nuts_minimum_scalars`, times `scalar` bytes).
+fn nuts_state_line(out: &mut dyn Write, label: &str, sizes: [usize; 4], scalar: usize) {
+    let min = job::nuts_minimum_scalars();
+    let (depth, m) = (job::NUTS_MAX_DEPTH, job::NUTS_LBFGS_MEMORY);
+    let _ = writeln!(
+        out,
+        "state bytes: nuts_diag<{label},3,{depth}>={} (min {}) adaptive_nuts_diag<{label},3,{depth}>={} (min {}) \
+         nuts_lbfgs<{label},3,{m},{depth}>={} (min {}) adaptive_nuts_lbfgs<{label},3,{m},{depth}>={} (min {})",
+        sizes[0],
+        min[0] * scalar,
+        sizes[1],
+        min[1] * scalar,
+        sizes[2],
+        min[2] * scalar,
+        sizes[3],
+        min[3] * scalar
+    );
+}
+
+/// Peak stack per job: before each job the platform repaints the free stack,
+/// after it scans for the deepest overwritten word (bytes from the top of the
+/// stack, so the frames of `main` and `run` are included). Zero on the host.
+struct StackMeter {
+    /// The largest peak of any job.
+    max: usize,
+}
+
+impl StackMeter {
+    /// Runs `f` and returns its result and the peak stack while it ran.
+    fn measure<R>(&mut self, f: impl FnOnce() -> R) -> (R, usize) {
+        platform::repaint_stack();
+        let result = f();
+        let (used, _) = platform::peak_stack();
+        self.max = self.max.max(used);
+        (result, used)
+    }
+
+    /// The four bit-identity chains of `T` (as `job::bit_identity`), each
+    /// measured on its own; for NUTS also the peak while drawing alone (the
+    /// stack is repainted once the sampler is built).
+    fn bit_identity<T: qnmc::Real>(&mut self, seed: u64) -> ([u64; 4], [usize; 6]) {
+        let steps = job::BIT_IDENTITY_STEPS;
+        let (q, q_stack) = self.measure(|| job::qnhmc_bit_identity::<T>(seed, steps));
+        let (h, h_stack) =
+            self.measure(|| job::hamcmc_bit_identity::<T>(seed.wrapping_add(1), steps));
+        let mut nuts = [0u64; 2];
+        let mut nuts_stack = [0usize; 2];
+        let mut drawing_stack = [0usize; 2];
+        for (k, metric) in job::NutsMetric::ALL.into_iter().enumerate() {
+            let mut built = 0;
+            let (hash, used) = self.measure(|| {
+                job::nuts_bit_identity_traced::<T>(
+                    metric,
+                    seed.wrapping_add(2 + k as u64),
+                    steps,
+                    &mut || {
+                        built = platform::peak_stack().0;
+                        platform::repaint_stack();
+                    },
+                )
+            });
+            nuts[k] = hash;
+            nuts_stack[k] = used.max(built);
+            self.max = self.max.max(built);
+            drawing_stack[k] = used;
+        }
+        (
+            [q, h, nuts[0], nuts[1]],
+            [
+                q_stack,
+                h_stack,
+                nuts_stack[0],
+                nuts_stack[1],
+                drawing_stack[0],
+                drawing_stack[1],
+            ],
+        )
+    }
+}
+
+fn stack_line(out: &mut dyn Write, label: &str, stack: [usize; 4], drawing: Option<[usize; 2]>) {
+    if stack.iter().all(|&s| s == 0) {
+        return;
+    }
+    let _ = write!(
+        out,
+        "peak stack {label}: qnhmc={} hamcmc={} nuts-diag={} nuts-lbfgs={} bytes",
+        stack[0], stack[1], stack[2], stack[3]
+    );
+    if let Some([diagonal, lbfgs]) = drawing {
+        let _ = write!(
+            out,
+            " (NUTS once built: nuts-diag={diagonal} nuts-lbfgs={lbfgs})"
+        );
+    }
+    let _ = writeln!(out);
+}
+
+/// Runs every job, logs to `out`, returns whether all checks passed and the
+/// largest peak stack of a job (0 where it is not measured).
+pub fn run(out: &mut dyn Write) -> (bool, usize) {
     let _ = writeln!(out, "qnmc firmware example on {}", platform::NAME);
     let mut ok = true;
 
@@ -99,6 +202,8 @@ pub fn run(out: &mut dyn Write) -> bool {
         hmin * 4,
         hmin * 8
     );
+    nuts_state_line(out, "f32", job::nuts_sizes::<f32>(), 4);
+    nuts_state_line(out, "f64", job::nuts_sizes::<f64>(), 8);
 
     // The `negative-control` feature hashes a chain from another seed: the
     // comparison must then fail and the firmware exit non-zero (.ci/embedded
@@ -109,16 +214,37 @@ pub fn run(out: &mut dyn Write) -> bool {
     } else {
         job::BIT_IDENTITY_SEED
     };
-    let f64_hashes = job::bit_identity::<f64>(seed, job::BIT_IDENTITY_STEPS);
+    let mut stack = StackMeter { max: 0 };
+    let (f64_hashes, f64_stack) = stack.bit_identity::<f64>(seed);
     ok &= hex_line(out, "f64", f64_hashes, job::EXPECTED_BIT_IDENTITY_F64);
-    let f32_hashes = job::bit_identity::<f32>(job::BIT_IDENTITY_SEED, job::BIT_IDENTITY_STEPS);
+    let (f32_hashes, f32_stack) = stack.bit_identity::<f32>(job::BIT_IDENTITY_SEED);
     ok &= hex_line(out, "f32", f32_hashes, job::EXPECTED_BIT_IDENTITY_F32);
 
-    ok &= posterior_line(out, &job::qnhmc_posterior::<f32>(job::POSTERIOR_SEED));
-    ok &= posterior_line(out, &job::hamcmc_posterior::<f32>(job::POSTERIOR_SEED));
+    // Each job judges and logs its own result, so no check is kept in this
+    // frame while the next job runs.
+    let seed = job::POSTERIOR_SEED;
+    let mut posterior_stack = [0; 4];
+    let jobs: [&dyn Fn() -> job::PosteriorCheck; 4] = [
+        &|| job::qnhmc_posterior::<f32>(seed),
+        &|| job::hamcmc_posterior::<f32>(seed),
+        &|| job::nuts_posterior::<f32>(job::NutsMetric::Diagonal, seed),
+        &|| job::nuts_posterior::<f32>(job::NutsMetric::Lbfgs, seed),
+    ];
+    for (k, run_job) in jobs.into_iter().enumerate() {
+        let (passed, used) = stack.measure(|| posterior_line(out, &run_job()));
+        ok &= passed;
+        posterior_stack[k] = used;
+    }
 
-    step_cost(out);
-    ok
+    let ((), _) = stack.measure(|| step_cost(out));
+    for (label, s) in [
+        ("f64 bit-identity chains", f64_stack),
+        ("f32 bit-identity chains", f32_stack),
+    ] {
+        stack_line(out, label, [s[0], s[1], s[2], s[3]], Some([s[4], s[5]]));
+    }
+    stack_line(out, "f32 posterior jobs", posterior_stack, None);
+    (ok, stack.max)
 }
 
 #[cfg(target_os = "none")]
@@ -156,6 +282,30 @@ fn step_cost(out: &mut dyn Write) {
             "step cost {label}: qnhmc={} hamcmc={} instructions per draw (mean of {COST_STEPS} draws after {warmup})",
             per(q),
             per(h)
+        );
+    }
+    for label in ["f32", "f64"] {
+        let costs = if label == "f32" {
+            job::nuts_step_costs::<f32>(&mut counter, warmup, COST_STEPS)
+        } else {
+            job::nuts_step_costs::<f64>(&mut counter, warmup, COST_STEPS)
+        };
+        let _ = write!(out, "step cost {label} nuts:");
+        for (metric, [total, leapfrogs]) in job::NutsMetric::ALL.into_iter().zip(costs) {
+            // Leapfrog steps per draw, in 1/100.
+            let centi = leapfrogs * 100 / COST_STEPS as u64;
+            let _ = write!(
+                out,
+                " {}={} ({}.{:02} leapfrog steps)",
+                metric.name(),
+                total * milli / 1000 / COST_STEPS as u64,
+                centi / 100,
+                centi % 100
+            );
+        }
+        let _ = writeln!(
+            out,
+            " instructions per draw (mean of {COST_STEPS} draws after {warmup} warm-up draws)"
         );
     }
 }

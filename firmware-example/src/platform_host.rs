@@ -14,9 +14,17 @@ impl core::fmt::Write for Stdout {
     }
 }
 
+/// The stack is not measured on the host.
+pub fn repaint_stack() {}
+
+/// The stack is not measured on the host: `(0, 0)`.
+pub fn peak_stack() -> (usize, usize) {
+    (0, 0)
+}
+
 /// Runs the jobs and exits with 0 only if every check passed.
 pub fn main() {
-    let ok = super::run(&mut Stdout);
+    let (ok, _) = super::run(&mut Stdout);
     println!("result: {}", if ok { "PASS" } else { "FAIL" });
     std::process::exit(if ok { 0 } else { 1 });
 }

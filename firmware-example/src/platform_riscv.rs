@@ -48,9 +48,10 @@ fn stack_pointer() -> usize {
     sp
 }
 
-/// Paints the free stack below the current frame (riscv-rt has no paint-stack).
+/// Paints the free stack below the current frame (riscv-rt has no
+/// paint-stack); called first in `main` and again before each job.
 #[inline(never)]
-fn paint_stack() {
+pub fn repaint_stack() {
     let bottom = core::ptr::addr_of!(__estack) as usize;
     let limit = (stack_pointer() - 256) & !3;
     let mut p = (bottom + 3) & !3;
@@ -61,7 +62,8 @@ fn paint_stack() {
     }
 }
 
-fn peak_stack() -> (usize, usize) {
+/// Bytes of stack used since the last paint, and the stack's size.
+pub fn peak_stack() -> (usize, usize) {
     let top = core::ptr::addr_of!(_stack_start) as usize;
     let bottom = (core::ptr::addr_of!(__estack) as usize + 3) & !3;
     let mut p = bottom;
@@ -117,10 +119,11 @@ pub fn calibration_loop(iterations: u32) {
 
 #[riscv_rt::entry]
 fn main() -> ! {
-    paint_stack();
+    repaint_stack();
     let mut out = Uart;
-    let ok = super::run(&mut out);
+    let (ok, jobs_peak) = super::run(&mut out);
     let (used, size) = peak_stack();
+    let used = used.max(jobs_peak);
     let _ = writeln!(
         out,
         "peak stack: {used} of {size} bytes (painted below main's frame)"

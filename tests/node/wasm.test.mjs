@@ -42,7 +42,9 @@ const hex = (v) => BigInt.asUintN(64, v).toString(16).padStart(16, '0');
 test('the module imports nothing and exports the samplers', () => {
   assert.equal(WebAssembly.Module.imports(new WebAssembly.Module(readFileSync(path))).length, 0);
   for (const name of ['run_chain', 'run_chain_f32', 'bit_identity_f64_qnhmc',
-    'bit_identity_f64_hamcmc', 'bit_identity_f32_qnhmc', 'bit_identity_f32_hamcmc']) {
+    'bit_identity_f64_hamcmc', 'bit_identity_f32_qnhmc', 'bit_identity_f32_hamcmc',
+    'bit_identity_f64_nuts_diag', 'bit_identity_f64_nuts_lbfgs',
+    'bit_identity_f32_nuts_diag', 'bit_identity_f32_nuts_lbfgs', 'nuts_sizes_f64']) {
     assert.equal(typeof q[name], 'function', name);
   }
 });
@@ -59,6 +61,15 @@ test('f32 bit-identity chains match the host bit for bit', () => {
   assert.equal(hex(q.bit_identity_f32_hamcmc(seed, expected.steps)), expected.bit_identity_f32[1]);
 });
 
+test('NUTS bit-identity chains (warm-up included) match the host bit for bit', () => {
+  const seed = BigInt(expected.seed);
+  assert.deepEqual(expected.samplers, ['qnhmc', 'hamcmc', 'nuts-diag', 'nuts-lbfgs']);
+  assert.equal(hex(q.bit_identity_f64_nuts_diag(seed, expected.steps)), expected.bit_identity_f64[2]);
+  assert.equal(hex(q.bit_identity_f64_nuts_lbfgs(seed, expected.steps)), expected.bit_identity_f64[3]);
+  assert.equal(hex(q.bit_identity_f32_nuts_diag(seed, expected.steps)), expected.bit_identity_f32[2]);
+  assert.equal(hex(q.bit_identity_f32_nuts_lbfgs(seed, expected.steps)), expected.bit_identity_f32[3]);
+});
+
 test('run_chain returns the host statistic exactly', () => {
   for (const c of expected.chain_mean) {
     const v = q.run_chain(BigInt(c.seed), c.steps);
@@ -73,6 +84,8 @@ test('negative control: another seed or length gives other numbers', () => {
   const seed = BigInt(expected.seed);
   assert.notEqual(hex(q.bit_identity_f64_qnhmc(seed + 1n, expected.steps)), expected.bit_identity_f64[0]);
   assert.notEqual(hex(q.bit_identity_f64_hamcmc(seed, expected.steps + 1)), expected.bit_identity_f64[1]);
+  assert.notEqual(hex(q.bit_identity_f64_nuts_diag(seed + 1n, expected.steps)), expected.bit_identity_f64[2]);
+  assert.notEqual(hex(q.bit_identity_f32_nuts_lbfgs(seed, expected.steps - 1)), expected.bit_identity_f32[3]);
   const c = expected.chain_mean[0];
   assert.notEqual(f64Bits(q.run_chain(BigInt(c.seed) + 1n, c.steps)), c.f64_bits);
 });

@@ -41,8 +41,15 @@ fn bless(name: &str, value: &str) {
     std::fs::write(EXPECTED_PATH, out.join("\n") + "\n").unwrap();
 }
 
-fn hex(h: [u64; 2]) -> String {
-    format!("[0x{:016x}, 0x{:016x}]", h[0], h[1])
+fn hex(h: [u64; 4]) -> String {
+    let words: Vec<String> = h.iter().map(|w| format!("0x{w:016x}")).collect();
+    format!("[{}]", words.join(", "))
+}
+
+/// `["…", "…", …]`: the hashes as JSON strings.
+fn json_hex(h: [u64; 4]) -> String {
+    let words: Vec<String> = h.iter().map(|w| format!("\"{w:016x}\"")).collect();
+    format!("[{}]", words.join(", "))
 }
 
 #[test]
@@ -81,13 +88,11 @@ fn expected_json() -> String {
         ));
     }
     format!(
-        "{{\n  \"generated_by\": \"QNMC_BLESS=1 cargo test -p qnmc-tests --test embedded_bit_identity\",\n  \"seed\": {},\n  \"steps\": {},\n  \"bit_identity_f64\": [\"{:016x}\", \"{:016x}\"],\n  \"bit_identity_f32\": [\"{:016x}\", \"{:016x}\"],\n  \"chain_mean\": [\n{}\n  ]\n}}\n",
+        "{{\n  \"generated_by\": \"QNMC_BLESS=1 cargo test -p qnmc-tests --test embedded_bit_identity\",\n  \"seed\": {},\n  \"steps\": {},\n  \"samplers\": [\"qnhmc\", \"hamcmc\", \"nuts-diag\", \"nuts-lbfgs\"],\n  \"bit_identity_f64\": {},\n  \"bit_identity_f32\": {},\n  \"chain_mean\": [\n{}\n  ]\n}}\n",
         job::BIT_IDENTITY_SEED,
         job::BIT_IDENTITY_STEPS,
-        f64_hash[0],
-        f64_hash[1],
-        f32_hash[0],
-        f32_hash[1],
+        json_hex(f64_hash),
+        json_hex(f32_hash),
         cases.join(",\n")
     )
 }
@@ -116,10 +121,10 @@ fn hashes_are_sensitive() {
     );
     let other_seed = job::bit_identity::<f64>(job::BIT_IDENTITY_SEED + 7, 50);
     let longer = job::bit_identity::<f64>(job::BIT_IDENTITY_SEED, 51);
-    assert_ne!(base[0], other_seed[0]);
-    assert_ne!(base[1], other_seed[1]);
-    assert_ne!(base[0], longer[0]);
-    assert_ne!(base[1], longer[1]);
+    for k in 0..4 {
+        assert_ne!(base[k], other_seed[k], "chain {k}: seed");
+        assert_ne!(base[k], longer[k], "chain {k}: length");
+    }
     // One ulp.
     let x = 0.3f64;
     let mut a = job::Fnv::new();
@@ -128,7 +133,87 @@ fn hashes_are_sensitive() {
     b.real(f64::from_bits(x.to_bits() + 1));
     assert_ne!(a.0, b.0);
     // f32 and f64 chains differ (the f32 chain really runs in f32).
-    assert_ne!(base, job::bit_identity::<f32>(job::BIT_IDENTITY_SEED, 50));
+    let base32 = job::bit_identity::<f32>(job::BIT_IDENTITY_SEED, 50);
+    for k in 0..4 {
+        assert_ne!(base[k], base32[k], "chain {k}: f32 vs f64");
+    }
+}
+
+/// The NUTS bit-identity chains really exercise what they are meant to: the
+/// warm-up adapts (the step size changes, a metric update is made), the kept
+/// draws after warm-up all use one step size and build trees without
+/// divergence, and the L-BFGS chain's metric has curvature directions.
+/// (Warm-up draws may diverge: right after a metric update Stan's step-size
+/// heuristic can overshoot on this target, whose potential grows only
+/// linearly in the tails, and dual averaging then brings ε down.)
+#[test]
+fn nuts_bit_identity_chains_cover_the_warmup() {
+    for (k, metric) in job::NutsMetric::ALL.into_iter().enumerate() {
+        let mut step_sizes = Vec::new();
+        let mut depths = Vec::new();
+        let mut divergent = [0u32; 2];
+        let init = [0.5, -0.5, 0.5];
+        job::nuts_run::<f64>(
+            metric,
+            job::NUTS_BIT_IDENTITY_WARMUP,
+            job::BIT_IDENTITY_STEPS,
+            init,
+            job::BIT_IDENTITY_SEED + 2 + k as u64,
+            &mut |_, stats, warming_up| {
+                step_sizes.push(stats.step_size);
+                depths.push(stats.tree_depth);
+                divergent[warming_up as usize] += stats.divergent as u32;
+            },
+        );
+        assert_eq!(step_sizes.len(), job::BIT_IDENTITY_STEPS as usize);
+        let warmup = job::NUTS_BIT_IDENTITY_WARMUP as usize;
+        let kept = &step_sizes[warmup..];
+        assert!(kept.iter().all(|&e| e == kept[0]), "{metric:?}: fixed ε");
+        let distinct = step_sizes[..warmup]
+            .windows(2)
+            .filter(|w| w[0] != w[1])
+            .count();
+        assert!(distinct > warmup / 2, "{metric:?}: ε adapts ({distinct})");
+        assert!(
+            depths[warmup..].iter().all(|&d| d >= 1),
+            "{metric:?}: depth ≥ 1"
+        );
+        assert_eq!(divergent[0], 0, "{metric:?}: divergences after warm-up");
+        println!(
+            "{metric:?}: final ε {:.4}, max depth {}, warm-up divergences {}",
+            kept[0],
+            depths.iter().max().unwrap(),
+            divergent[1]
+        );
+    }
+    // The L-BFGS chain starts from the L-BFGS optimisation's metric, which has
+    // curvature directions; its one window end then updates the metric. (With
+    // one pair, the window's estimate currently always ends as the diagonal
+    // alone: the Fisher criterion compares candidates on the window's last M
+    // draws and accepts every candidate when fewer than 2 are kept, so the
+    // last, pair-free candidate wins; docs/EMBEDDED.md.)
+    let built = job::with_nuts_lbfgs::<f64>(
+        job::NUTS_BIT_IDENTITY_WARMUP,
+        [0.5, -0.5, 0.5],
+        &mut |chain| {
+            let mut rng = <rand_xorshift::XorShiftRng as rand_core::SeedableRng>::seed_from_u64(
+                job::BIT_IDENTITY_SEED + 3,
+            );
+            chain.step(&job::Logistic, &mut rng);
+            let metric = chain.sampler().metric();
+            assert!(metric.rank() > 0, "L-BFGS directions from the optimisation");
+            assert_eq!(metric.pairs_used(), job::NUTS_LBFGS_MEMORY);
+            for _ in 1..job::NUTS_BIT_IDENTITY_WARMUP {
+                chain.step(&job::Logistic, &mut rng);
+            }
+            assert_eq!(chain.metric_updates(), (1, 0));
+            println!(
+                "L-BFGS metric after warm-up: rank {}",
+                chain.sampler().metric().rank()
+            );
+        },
+    );
+    assert!(built);
 }
 
 #[test]

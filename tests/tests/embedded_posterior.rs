@@ -14,15 +14,20 @@
 //!    largest MCSE/sd seen. For HAMCMC (biased: constant ε, minibatches) the
 //!    pooled bias over 12 seeds must be < 0.1 sd (+ 4 pooled MCSE), each seed
 //!    within 0.1 sd + 4.5 MCSE, and the tolerance ≥ 0.1 sd + 4 median MCSE.
+//!    NUTS (both metrics, exact after warm-up): over the same seeds in f32 and
+//!    f64, every z-score of the mean and of the sd (MCSEs by Stan's
+//!    definitions) is below 4.5, no kept draw diverges, and both tolerances
+//!    are ≥ 5 × the largest relative MCSE seen.
 //! 4. Negative controls: the judge fails for a truth shifted by 0.5 sd or an sd
-//!    scaled by 1.5, and QNHMC on a wrong model (prior variance 0.25) fails.
+//!    scaled by 1.5, and QNHMC and NUTS on a wrong model (prior variance 0.25)
+//!    fail.
 
 #[allow(dead_code)]
 #[path = "../../firmware-example/src/job.rs"]
 mod job;
 
 use job::{D, FEATURES, LABELS, N, PRIOR_VARIANCE};
-use qnmc_host::diagnostics::{ess_bulk, mean, variance};
+use qnmc_host::diagnostics::{ess_bulk, mcse_mean, mcse_sd, mean, variance};
 
 /// log of the unnormalised posterior density, in f64, from the f32 data.
 fn log_density(beta: &[f64; D]) -> f64 {
@@ -149,6 +154,13 @@ fn firmware_job_passes_on_host() {
     println!("{q:?}\n{h:?}");
     assert!(q.passed && h.passed);
     assert_eq!(q.failures + h.failures, 0);
+    for metric in job::NutsMetric::ALL {
+        let n = job::nuts_posterior::<f32>(metric, job::POSTERIOR_SEED);
+        println!("{n:?}");
+        assert!(n.passed, "{metric:?}");
+        assert_eq!(n.failures, 0, "{metric:?}: divergences after warm-up");
+        assert_eq!(n.moments.count, job::NUTS_DRAWS);
+    }
 }
 
 /// Per-coordinate (mean, MCSE, sd) of a chain. The draws are split into
@@ -205,6 +217,73 @@ fn qnhmc_job_z_scores_and_tolerance_margin() {
     }
     println!("QNHMC: max |z| {worst_z:.2}, max MCSE/sd {worst_mcse_in_sd:.3}");
     assert!(job::QNHMC_MEAN_TOLERANCE >= 5.0 * worst_mcse_in_sd);
+}
+
+/// NUTS is exact after warm-up (fixed step size and metric): for each metric,
+/// 12 seeds and f32/f64, per coordinate z = (mean − truth)/MCSE(mean) and
+/// z = (sd − truth sd)/MCSE(sd) stay below 4.5 in magnitude (96 + 96 checks
+/// per metric), no kept draw diverges, and the firmware's tolerances are
+/// ≥ 5 × the largest MCSE/sd (mean) and MCSE(sd)/sd (sd) seen.
+#[test]
+fn nuts_job_z_scores_and_tolerance_margin() {
+    for metric in job::NutsMetric::ALL {
+        let (mut worst_z, mut worst_sd_z) = (0.0f64, 0.0f64);
+        let (mut worst_mean_mcse, mut worst_sd_mcse) = (0.0f64, 0.0f64);
+        let mut leapfrogs = 0u64;
+        for seed in 100..112u64 {
+            for single in [true, false] {
+                let mut draws: Vec<[f64; D]> = Vec::new();
+                let mut divergences = 0;
+                if single {
+                    job::nuts_chain::<f32>(metric, seed, &mut |x, s| {
+                        draws.push([x[0] as f64, x[1] as f64, x[2] as f64]);
+                        divergences += s.divergent as u32;
+                        leapfrogs += s.leapfrog_steps as u64;
+                    });
+                    assert!(
+                        job::nuts_posterior::<f32>(metric, seed).passed,
+                        "{metric:?} seed {seed} f32"
+                    );
+                } else {
+                    job::nuts_chain::<f64>(metric, seed, &mut |x, s| {
+                        draws.push(*x);
+                        divergences += s.divergent as u32;
+                        leapfrogs += s.leapfrog_steps as u64;
+                    });
+                    assert!(
+                        job::nuts_posterior::<f64>(metric, seed).passed,
+                        "{metric:?} seed {seed} f64"
+                    );
+                }
+                assert_eq!(draws.len(), job::NUTS_DRAWS as usize);
+                assert_eq!(divergences, 0, "{metric:?} seed {seed} single {single}");
+                for i in 0..D {
+                    let x: Vec<f64> = draws.iter().map(|d| d[i]).collect();
+                    let (truth_mean, truth_sd) = (job::POSTERIOR_MEAN[i], job::POSTERIOR_SD[i]);
+                    let mcse = mcse_mean(&[&x]);
+                    let sd_mcse = mcse_sd(&[&x]);
+                    let z = (mean(&x) - truth_mean) / mcse;
+                    let sd_z = (variance(&x).sqrt() - truth_sd) / sd_mcse;
+                    worst_z = worst_z.max(z.abs());
+                    worst_sd_z = worst_sd_z.max(sd_z.abs());
+                    worst_mean_mcse = worst_mean_mcse.max(mcse / truth_sd);
+                    worst_sd_mcse = worst_sd_mcse.max(sd_mcse / truth_sd);
+                    assert!(z.abs() < 4.5, "{metric:?} seed {seed} coord {i}: z = {z}");
+                    assert!(
+                        sd_z.abs() < 4.5,
+                        "{metric:?} seed {seed} coord {i}: sd z = {sd_z}"
+                    );
+                }
+            }
+        }
+        println!(
+            "NUTS {metric:?}: max |z| mean {worst_z:.2} sd {worst_sd_z:.2}; max MCSE/sd mean \
+             {worst_mean_mcse:.3} sd {worst_sd_mcse:.3}; {:.2} leapfrog steps per kept draw",
+            leapfrogs as f64 / (24.0 * job::NUTS_DRAWS as f64)
+        );
+        assert!(job::NUTS_MEAN_TOLERANCE >= 5.0 * worst_mean_mcse);
+        assert!(job::NUTS_SD_TOLERANCE >= 5.0 * worst_sd_mcse);
+    }
 }
 
 /// HAMCMC is biased (constant ε, minibatch gradients). Per seed and coordinate,
@@ -329,4 +408,53 @@ fn negative_controls_fail() {
     );
     println!("wrong model: {wrong:?}");
     assert!(!wrong.passed);
+
+    // NUTS: its moments pass, a shifted truth fails, and NUTS on the wrong
+    // model fails (the same warm-up and draws as the job).
+    for metric in job::NutsMetric::ALL {
+        let n = job::nuts_posterior::<f64>(metric, job::POSTERIOR_SEED);
+        assert!(n.passed);
+        let judge_nuts = |moments: job::Moments, mean: &[f64; D], sd: &[f64; D]| {
+            job::judge(
+                "nuts",
+                moments,
+                0,
+                0,
+                job::NUTS_MEAN_TOLERANCE,
+                job::NUTS_SD_TOLERANCE,
+                mean,
+                sd,
+            )
+            .passed
+        };
+        assert!(judge_nuts(
+            n.moments,
+            &job::POSTERIOR_MEAN,
+            &job::POSTERIOR_SD
+        ));
+        assert!(!judge_nuts(n.moments, &shifted, &job::POSTERIOR_SD));
+        assert!(!judge_nuts(n.moments, &job::POSTERIOR_MEAN, &wide));
+        if metric != job::NutsMetric::Diagonal {
+            continue;
+        }
+        let mut tight = job::Moments::default();
+        let mut chain = qnmc::adaptation::AdaptiveNuts::<f64, D, _, { job::NUTS_MAX_DEPTH }>::new(
+            job::nuts_settings(),
+            qnmc::adaptation::WarmupSchedule::stan(job::NUTS_WARMUP as u64).unwrap(),
+            qnmc::metric::DiagonalMetric::identity(),
+            qnmc::adaptation::DiagonalEstimator::new(),
+            [0.0; D],
+            &Tight,
+        )
+        .unwrap();
+        let mut rng = <rand_xorshift::XorShiftRng as rand_core::SeedableRng>::seed_from_u64(5);
+        for _ in 0..job::NUTS_WARMUP + job::NUTS_DRAWS {
+            let kept = !chain.is_warming_up();
+            chain.step(&Tight, &mut rng);
+            if kept {
+                tight.push(chain.position());
+            }
+        }
+        assert!(!judge_nuts(tight, &job::POSTERIOR_MEAN, &job::POSTERIOR_SD));
+    }
 }

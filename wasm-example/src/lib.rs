@@ -54,12 +54,46 @@ pub extern "C" fn bit_identity_f32_hamcmc(seed: u64, steps: u32) -> u64 {
     job::bit_identity::<f32>(seed, steps)[1]
 }
 
+/// FNV-1a hash of the f64 NUTS bit-identity chain with the diagonal metric
+/// ([`job::nuts_bit_identity`], seed + 2 as in [`job::bit_identity`]).
+#[unsafe(no_mangle)]
+pub extern "C" fn bit_identity_f64_nuts_diag(seed: u64, steps: u32) -> u64 {
+    job::nuts_bit_identity::<f64>(job::NutsMetric::Diagonal, seed.wrapping_add(2), steps)
+}
+
+/// FNV-1a hash of the f64 NUTS bit-identity chain with the L-BFGS metric
+/// (seed + 3).
+#[unsafe(no_mangle)]
+pub extern "C" fn bit_identity_f64_nuts_lbfgs(seed: u64, steps: u32) -> u64 {
+    job::nuts_bit_identity::<f64>(job::NutsMetric::Lbfgs, seed.wrapping_add(3), steps)
+}
+
+/// FNV-1a hash of the f32 NUTS bit-identity chain with the diagonal metric.
+#[unsafe(no_mangle)]
+pub extern "C" fn bit_identity_f32_nuts_diag(seed: u64, steps: u32) -> u64 {
+    job::nuts_bit_identity::<f32>(job::NutsMetric::Diagonal, seed.wrapping_add(2), steps)
+}
+
+/// FNV-1a hash of the f32 NUTS bit-identity chain with the L-BFGS metric.
+#[unsafe(no_mangle)]
+pub extern "C" fn bit_identity_f32_nuts_lbfgs(seed: u64, steps: u32) -> u64 {
+    job::nuts_bit_identity::<f32>(job::NutsMetric::Lbfgs, seed.wrapping_add(3), steps)
+}
+
 /// `size_of` the QNHMC and HAMCMC samplers of the jobs in f64, packed as
 /// `qnhmc << 32 | hamcmc`.
 #[unsafe(no_mangle)]
 pub extern "C" fn sampler_sizes_f64() -> u64 {
     let [q, h] = job::sampler_sizes::<f64>();
     ((q as u64) << 32) | h as u64
+}
+
+/// `size_of` the NUTS samplers with their warm-up in f64
+/// ([`job::nuts_sizes`]), packed as `diagonal << 32 | lbfgs`.
+#[unsafe(no_mangle)]
+pub extern "C" fn nuts_sizes_f64() -> u64 {
+    let [_, diagonal, _, lbfgs] = job::nuts_sizes::<f64>();
+    ((diagonal as u64) << 32) | lbfgs as u64
 }
 
 #[cfg(target_arch = "wasm32")]
