@@ -369,6 +369,12 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         let mut changed = false;
         let mut result = Ok(());
         for with_pairs in [true, false] {
+            // With fewer than two recent draws (M = 1) there is no score to
+            // compare: take the pairs candidate and stop, rather than letting
+            // the last candidate (the bare diagonal) win every window.
+            if !with_pairs && self.recent_len < 2 {
+                break;
+            }
             if !with_pairs {
                 self.memory.clear();
             }
