@@ -33,7 +33,7 @@
 //! Gaussian's dominant direction in every run (issue 10's measurement).
 
 use super::metric_estimators::{
-    DiagonalEstimator, MetricEstimator, clamp_variance, variances_from_gradient,
+    DiagonalEstimator, MetricChange, MetricEstimator, clamp_variance, variances_from_gradient,
 };
 
 /// Most L-BFGS iterations of the optimisation that starts the warm-up.
@@ -55,7 +55,11 @@ use crate::target::Potential;
 /// between draws) from each slow window.
 #[derive(Debug, Clone)]
 pub struct LbfgsEstimator<T, const D: usize, const M: usize> {
+    /// The window's draws except the held-out ones (candidates are built on
+    /// its diagonal and scored on the held-out draws).
     diagonal: DiagonalEstimator<T, D>,
+    /// Every draw of the window (the winner's final diagonal).
+    window_diagonal: DiagonalEstimator<T, D>,
     base: [T; D],
     previous_position: [T; D],
     previous_gradient: [T; D],
@@ -76,7 +80,19 @@ pub struct LbfgsEstimator<T, const D: usize, const M: usize> {
     candidate: LbfgsMetric<T, D, M>,
     replaced: u32,
     kept: u32,
+    /// Draws observed in the current window.
+    observed: u64,
+    /// Scores of the last window end: metric in force, diagonal + pairs,
+    /// diagonal alone (∞ where not scored).
+    last_scores: [T; 3],
 }
+
+/// Every `SCORE_EVERY`-th draw of a window is held out of the candidates'
+/// diagonal and scores them instead: scored on the draws they were fitted to,
+/// the window's own estimates are favoured by their own sampling noise. The
+/// winner is then rebuilt on the diagonal of every window draw. What each
+/// variant measured is in docs/NUTS.md ("What was tried").
+const SCORE_EVERY: u64 = 3;
 
 impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
     /// An estimator whose metric drops directions that change it by less than
@@ -85,6 +101,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         require_non_negative(rank_tolerance, "rank_tolerance")?;
         Ok(LbfgsEstimator {
             diagonal: DiagonalEstimator::new(),
+            window_diagonal: DiagonalEstimator::new(),
             base: [T::ONE; D],
             previous_position: [T::ZERO; D],
             previous_gradient: [T::ZERO; D],
@@ -105,6 +122,8 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
             candidate: LbfgsMetric::identity(),
             replaced: 0,
             kept: 0,
+            observed: 0,
+            last_scores: [T::INFINITY; 3],
         })
     }
 
@@ -132,7 +151,14 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         (self.replaced, self.kept)
     }
 
-    /// Mean of ∇UᵀH∇U + (θ − μ)ᵀH⁻¹(θ − μ) over the recent draws (the part of
+    /// The Fisher scores at the last window end (smaller wins): the metric in
+    /// force, the new diagonal with pairs, the new diagonal alone (∞ for a
+    /// candidate not scored).
+    pub fn last_window_scores(&self) -> [T; 3] {
+        self.last_scores
+    }
+
+    /// Mean of ∇UᵀH∇U + (θ − μ)ᵀH⁻¹(θ − μ) over the held-out draws (the part of
     /// the Fisher divergence that depends on the metric; smaller is better).
     fn fisher_score(&self, metric: &LbfgsMetric<T, D, M>) -> T {
         let mean = *self.diagonal.mean();
@@ -257,6 +283,8 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         metric: &mut LbfgsMetric<T, D, M>,
     ) -> Result<(), Error> {
         self.diagonal.reset();
+        self.window_diagonal.reset();
+        self.observed = 0;
         self.pool_len = 0;
         self.has_previous = false;
         self.memory.clear();
@@ -336,8 +364,12 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
     }
 
     fn observe(&mut self, position: &[T; D], gradient: &[T; D], _: &LbfgsMetric<T, D, M>) {
-        self.diagonal.add(position, gradient);
-        if M > 0 {
+        self.observed += 1;
+        self.window_diagonal.add(position, gradient);
+        let held_out = M > 0 && self.observed % SCORE_EVERY == 0;
+        if !held_out {
+            self.diagonal.add(position, gradient);
+        } else {
             let slot = self.recent_next % M;
             self.recent_position[slot] = *position;
             self.recent_gradient[slot] = *gradient;
@@ -358,25 +390,29 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         self.has_previous = true;
     }
 
-    fn end_window(&mut self, metric: &mut LbfgsMetric<T, D, M>) -> Result<(), Error> {
+    fn end_window(&mut self, metric: &mut LbfgsMetric<T, D, M>) -> Result<MetricChange, Error> {
         let base = self.diagonal.estimate(&self.base).unwrap_or(self.base);
-        self.conjugate_pool_into_memory();
+        // The diagonal from every draw of the window (held-out ones too): the
+        // winning candidate is rebuilt on it.
+        let base_all = self.window_diagonal.estimate(&base).unwrap_or(base);
+        self.memory.clear();
         self.has_previous = false;
-        // Candidates: the metric in force, the new diagonal with the window's
-        // conjugated pairs, and the new diagonal alone; the smallest Fisher
-        // score on the window's recent draws wins (a NaN score never does).
+        // Candidates: the metric in force, the new diagonal alone, and the new
+        // diagonal with the window's conjugated pairs; the smallest Fisher
+        // score on the held-out draws wins (a NaN score never does).
         let mut best = self.fisher_score(metric);
-        let mut changed = false;
+        self.last_scores = [best, T::INFINITY, T::INFINITY];
+        let mut winner = None;
         let mut result = Ok(());
-        for with_pairs in [true, false] {
-            // With fewer than two recent draws (M = 1) there is no score to
-            // compare: take the pairs candidate and stop, rather than letting
-            // the last candidate (the bare diagonal) win every window.
+        for with_pairs in [false, true] {
+            // With fewer than two held-out draws (M = 1) there is no score to
+            // compare: take the pairs candidate, rather than letting the bare
+            // diagonal win every window.
             if !with_pairs && self.recent_len < 2 {
-                break;
+                continue;
             }
-            if !with_pairs {
-                self.memory.clear();
+            if with_pairs {
+                self.conjugate_pool_into_memory();
             }
             match self
                 .candidate
@@ -384,25 +420,54 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
             {
                 Ok(()) => {
                     let score = self.fisher_score(&self.candidate);
+                    self.last_scores[if with_pairs { 1 } else { 2 }] = score;
                     if self.recent_len < 2 || score < best || !best.is_finite() {
-                        core::mem::swap(metric, &mut self.candidate);
                         best = score;
-                        changed = true;
-                        self.pairs_used = if with_pairs { metric.pairs_used() } else { 0 };
+                        winner = Some(with_pairs);
                     }
                 }
                 Err(e) => result = Err(e),
             }
         }
+        let mut changed = false;
+        if let Some(with_pairs) = winner {
+            if !with_pairs {
+                self.memory.clear();
+            }
+            let tolerance = self.rank_tolerance;
+            let rebuilt = match self.candidate.rebuild(&base_all, &self.memory, tolerance) {
+                Ok(()) => Ok(base_all),
+                Err(_) => self
+                    .candidate
+                    .rebuild(&base, &self.memory, tolerance)
+                    .map(|()| base),
+            };
+            match rebuilt {
+                Ok(b) => {
+                    core::mem::swap(metric, &mut self.candidate);
+                    self.pairs_used = if with_pairs { metric.pairs_used() } else { 0 };
+                    self.base = b;
+                    changed = true;
+                }
+                Err(e) => result = Err(e),
+            }
+        }
         if changed {
-            self.base = base;
             self.replaced += 1;
         } else {
             self.kept += 1;
         }
         self.diagonal.reset();
+        self.window_diagonal.reset();
         self.recent_len = 0;
         self.recent_next = 0;
-        result
+        self.observed = 0;
+        result.map(|()| {
+            if changed {
+                MetricChange::Replaced
+            } else {
+                MetricChange::Kept
+            }
+        })
     }
 }

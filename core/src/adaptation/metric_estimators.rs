@@ -38,6 +38,18 @@ pub(crate) fn clamp_variance<T: Real>(v: T) -> T {
     }
 }
 
+/// What the end of a slow window did to the metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricChange {
+    /// The metric was replaced by the window's estimate: the step size must
+    /// be found again for it.
+    Replaced,
+    /// The metric in force was kept (it scored better than the window's
+    /// estimates, or there was nothing to estimate from): the step size
+    /// adapted so far still applies.
+    Kept,
+}
+
 /// What a warm-up needs from a metric estimator.
 pub trait MetricEstimator<T: Real, const D: usize> {
     /// The metric it tunes.
@@ -71,8 +83,9 @@ pub trait MetricEstimator<T: Real, const D: usize> {
     fn observe(&mut self, position: &[T; D], gradient: &[T; D], metric: &Self::Metric);
 
     /// End of a slow window: update `metric` from what was observed and start
-    /// the next window's estimate. On error the metric is unchanged.
-    fn end_window(&mut self, metric: &mut Self::Metric) -> Result<(), Error>;
+    /// the next window's estimate, and say whether the metric changed. On
+    /// error the metric is unchanged.
+    fn end_window(&mut self, metric: &mut Self::Metric) -> Result<MetricChange, Error>;
 }
 
 /// No adaptation: M = I throughout.
@@ -88,8 +101,8 @@ impl<T: Real, const D: usize> MetricEstimator<T, D> for IdentityEstimator {
 
     fn observe(&mut self, _: &[T; D], _: &[T; D], _: &IdentityMetric) {}
 
-    fn end_window(&mut self, _: &mut IdentityMetric) -> Result<(), Error> {
-        Ok(())
+    fn end_window(&mut self, _: &mut IdentityMetric) -> Result<MetricChange, Error> {
+        Ok(MetricChange::Kept)
     }
 }
 
@@ -190,12 +203,12 @@ impl<T: Real, const D: usize> MetricEstimator<T, D> for DiagonalEstimator<T, D> 
         self.add(position, gradient);
     }
 
-    fn end_window(&mut self, metric: &mut DiagonalMetric<T, D>) -> Result<(), Error> {
+    fn end_window(&mut self, metric: &mut DiagonalMetric<T, D>) -> Result<MetricChange, Error> {
         let estimate = self.estimate(metric.variances());
         self.reset();
         match estimate {
-            Some(v) => metric.set_variances(&v),
-            None => Ok(()),
+            Some(v) => metric.set_variances(&v).map(|()| MetricChange::Replaced),
+            None => Ok(MetricChange::Kept),
         }
     }
 }
@@ -244,7 +257,7 @@ impl<T: Real, const D: usize> MetricEstimator<T, D> for DenseEstimator<T, D> {
         self.draws.add(position);
     }
 
-    fn end_window(&mut self, metric: &mut DenseMetric<T, D>) -> Result<(), Error> {
+    fn end_window(&mut self, metric: &mut DenseMetric<T, D>) -> Result<MetricChange, Error> {
         let n = self.draws.count();
         let result = if n >= 3 {
             let nf = T::from_u64(n);
@@ -259,9 +272,9 @@ impl<T: Real, const D: usize> MetricEstimator<T, D> for DenseEstimator<T, D> {
                 }
                 cov[i][i] += ridge;
             }
-            metric.set_covariance(&cov)
+            metric.set_covariance(&cov).map(|()| MetricChange::Replaced)
         } else {
-            Ok(())
+            Ok(MetricChange::Kept)
         };
         self.draws.reset();
         result

@@ -40,7 +40,7 @@ mod welford;
 
 pub use lbfgs_estimator::LbfgsEstimator;
 pub use metric_estimators::{
-    DenseEstimator, DiagonalEstimator, IdentityEstimator, MetricEstimator,
+    DenseEstimator, DiagonalEstimator, IdentityEstimator, MetricChange, MetricEstimator,
 };
 pub use nuts_warmup::{AcceptanceStatistic, AdaptiveNuts};
 pub use schedule::WarmupSchedule;

@@ -4,14 +4,20 @@
 //!
 //! Per warm-up draw: the draw's acceptance statistic feeds dual averaging; in
 //! a slow window the new state's position and gradient feed the estimator; at
-//! a window end the metric is replaced, a first step size for it is found by
-//! Stan's heuristic ([`Nuts::find_reasonable_step_size`]) and dual averaging
-//! restarts from it (μ = ln 10ε). After the last warm-up draw the step size is
-//! fixed to the averaged ε̄, so every later draw comes from one exact kernel.
+//! a window end where the estimator replaces the metric, a first step size for
+//! it is found by Stan's heuristic ([`Nuts::find_reasonable_step_size`]) and
+//! dual averaging restarts from it (μ = ln 10ε); where it keeps the metric,
+//! dual averaging simply goes on (its average then covers more draws).
+//! After the last warm-up draw the step size is fixed to the averaged ε̄, so
+//! every later draw comes from one exact kernel.
+//!
+//! Optionally ([`AdaptiveNuts::set_early_end`]) the warm-up ends early: once
+//! k consecutive slow windows have kept the metric, the remaining slow windows
+//! are skipped and only the terminal buffer follows.
 
 use rand_core::Rng;
 
-use super::metric_estimators::MetricEstimator;
+use super::metric_estimators::{MetricChange, MetricEstimator};
 use super::schedule::WarmupSchedule;
 use super::{DualAveraging, DualAveragingSettings};
 use crate::Real;
@@ -79,6 +85,14 @@ pub struct AdaptiveNuts<
     jitter: T,
     final_step_size: T,
     statistic: AcceptanceStatistic,
+    /// Consecutive slow windows that kept the metric.
+    windows_kept_in_a_row: u32,
+    /// End the slow windows after this many kept in a row (0: never).
+    early_end_after: u32,
+    /// Last warm-up draw (the schedule's, or earlier after an early end).
+    warmup_end: u64,
+    /// The slow windows are over (early end): no more estimates.
+    slow_windows_over: bool,
 }
 
 /// Which per-draw acceptance statistic dual averaging drives to its target δ.
@@ -126,6 +140,10 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             jitter: T::ZERO,
             final_step_size: settings.step_size,
             statistic: AcceptanceStatistic::Stan,
+            windows_kept_in_a_row: 0,
+            early_end_after: 0,
+            warmup_end: schedule.warmup_draws(),
+            slow_windows_over: false,
         })
     }
 
@@ -164,6 +182,22 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         Ok(())
     }
 
+    /// Ends the warm-up early once `windows` consecutive slow windows have kept
+    /// the metric (the estimator found nothing better than the metric in
+    /// force): the remaining slow windows are skipped and only the terminal
+    /// buffer follows. 0 (the default) never ends early. Call before the first
+    /// draw; [`is_warming_up`](Self::is_warming_up) and
+    /// [`warmup_draws`](Self::warmup_draws) then tell where the warm-up ended.
+    pub fn set_early_end(&mut self, windows: u32) {
+        self.early_end_after = windows;
+    }
+
+    /// Warm-up draws: the schedule's, or fewer after an early end (final only
+    /// once the warm-up is over).
+    pub fn warmup_draws(&self) -> u64 {
+        self.warmup_end
+    }
+
     /// The step size fixed at the end of warm-up (the initial one before).
     pub fn final_step_size(&self) -> T {
         self.final_step_size
@@ -171,7 +205,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
 
     /// `true` while the next draw is a warm-up draw (to be discarded).
     pub fn is_warming_up(&self) -> bool {
-        self.draws < self.schedule.warmup_draws()
+        self.draws < self.warmup_end
     }
 
     /// One draw, then one step of adaptation if it was a warm-up draw.
@@ -202,23 +236,36 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             AcceptanceStatistic::Stan => stats.acceptance_statistic,
             AcceptanceStatistic::Symmetric => stats.symmetric_acceptance_statistic,
         });
-        if self.schedule.in_slow_window(draw) {
+        let slow = !self.slow_windows_over;
+        if slow && self.schedule.in_slow_window(draw) {
             let (position, gradient) = (*self.nuts.position(), *self.nuts.gradient());
             self.estimator
                 .observe(&position, &gradient, self.nuts.metric());
         }
-        if self.schedule.is_window_end(draw) {
-            match self.estimator.end_window(self.nuts.metric_mut()) {
-                Ok(()) => self.metric_updates += 1,
+        if slow && self.schedule.is_window_end(draw) {
+            let change = self.estimator.end_window(self.nuts.metric_mut());
+            match change {
+                Ok(_) => self.metric_updates += 1,
                 Err(_) => self.metric_update_failures += 1,
             }
-            let _ = self.nuts.set_step_size(next);
-            let (eps, evaluations) = self.nuts.find_reasonable_step_size(target, rng);
-            self.warmup_gradient_evaluations += evaluations as u64;
-            next = eps;
-            let _ = self.dual.restart(next);
+            if change == Ok(MetricChange::Kept) {
+                // Same metric: the step size adapted so far still applies.
+                self.windows_kept_in_a_row += 1;
+            } else {
+                self.windows_kept_in_a_row = 0;
+                let _ = self.nuts.set_step_size(next);
+                let (eps, evaluations) = self.nuts.find_reasonable_step_size(target, rng);
+                self.warmup_gradient_evaluations += evaluations as u64;
+                next = eps;
+                let _ = self.dual.restart(next);
+            }
+            if self.early_end_after > 0 && self.windows_kept_in_a_row >= self.early_end_after {
+                self.slow_windows_over = true;
+                let end = draw.saturating_add(self.schedule.terminal_buffer());
+                self.warmup_end = self.warmup_end.min(end);
+            }
         }
-        if draw == self.schedule.warmup_draws() {
+        if draw == self.warmup_end {
             next = self.dual.final_step_size();
             self.final_step_size = next;
         }
@@ -274,5 +321,73 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
     /// searches.
     pub fn warmup_gradient_evaluations(&self) -> u64 {
         self.warmup_gradient_evaluations
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adaptation::{DiagonalEstimator, IdentityEstimator};
+    use crate::metric::{DiagonalMetric, IdentityMetric};
+    use rand_core::SeedableRng;
+    use rand_xorshift::XorShiftRng;
+
+    struct StandardNormal;
+
+    impl Potential<f64, 2> for StandardNormal {
+        fn potential_and_gradient(&self, x: &[f64; 2], g: &mut [f64; 2]) -> f64 {
+            *g = *x;
+            0.5 * (x[0] * x[0] + x[1] * x[1])
+        }
+    }
+
+    /// Warm-up draws run (counted by the caller and reported by the chain),
+    /// and the dual-averaging updates since its last restart.
+    fn warmup<E: MetricEstimator<f64, 2>>(metric: E::Metric, estimator: E, early: u32) -> [u64; 3] {
+        let schedule = WarmupSchedule::stan(500).unwrap();
+        let mut chain = AdaptiveNuts::<f64, 2, E>::new(
+            NutsSettings::new(0.5),
+            schedule,
+            metric,
+            estimator,
+            [0.3, -0.2],
+            &StandardNormal,
+        )
+        .unwrap();
+        chain.set_early_end(early);
+        let mut rng = XorShiftRng::seed_from_u64(7);
+        let mut n = 0;
+        while chain.is_warming_up() && n < 1000 {
+            chain.step(&StandardNormal, &mut rng);
+            n += 1;
+        }
+        [n, chain.warmup_draws(), chain.dual.iterations()]
+    }
+
+    /// Stan's windows for 500 draws end after draws 100, 150 and 450. The
+    /// identity estimator keeps the metric at every window end: dual averaging
+    /// is never restarted, and after k kept windows only the terminal buffer
+    /// (50 draws) follows.
+    #[test]
+    fn kept_windows_end_the_warmup_early() {
+        let identity = |k| warmup(IdentityMetric, IdentityEstimator, k);
+        assert_eq!(identity(0), [500, 500, 500]);
+        assert_eq!(identity(1), [150, 150, 150]);
+        assert_eq!(identity(2), [200, 200, 200]);
+        // The third window ends at 450: its terminal buffer ends where the
+        // schedule does.
+        assert_eq!(identity(3), [500, 500, 500]);
+    }
+
+    /// The diagonal estimator replaces the metric at every window end: dual
+    /// averaging restarts there (the last restart after draw 450 leaves 50
+    /// updates) and the warm-up never ends early.
+    #[test]
+    fn replaced_metrics_restart_the_step_size_and_never_end_early() {
+        for early in [0, 1, 2] {
+            let metric = DiagonalMetric::new(&[1.0, 1.0]).unwrap();
+            let got = warmup(metric, DiagonalEstimator::new(), early);
+            assert_eq!(got, [500, 500, 50], "early end after {early}");
+        }
     }
 }

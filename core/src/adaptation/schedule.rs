@@ -68,6 +68,11 @@ impl WarmupSchedule {
         self.warmup_draws
     }
 
+    /// Draws of the terminal buffer (step size only, metric fixed).
+    pub fn terminal_buffer(&self) -> u64 {
+        self.terminal_buffer
+    }
+
     /// `true` if draw `draw` (1-based) falls in a slow window: its position
     /// and gradient feed the metric estimate.
     pub fn in_slow_window(&self, draw: u64) -> bool {
