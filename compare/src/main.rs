@@ -84,6 +84,22 @@ fn configs() -> Vec<Config> {
             |_| {},
         ),
         qnmc(
+            "nuts-w300",
+            "qnmc nuts, warm-up 300",
+            SamplerKind::Nuts,
+            |s| {
+                s.warmup = 300;
+            },
+        ),
+        qnmc(
+            "nuts-w200",
+            "qnmc nuts, warm-up 200",
+            SamplerKind::Nuts,
+            |s| {
+                s.warmup = 200;
+            },
+        ),
+        qnmc(
             "nuts-diag",
             "qnmc nuts --metric diag",
             SamplerKind::Nuts,

@@ -34,6 +34,8 @@ pub struct Metrics {
     pub seconds_wall: f64,
     /// Pooled sample correlation of coordinates 0 and 1 (when there are two).
     pub corr01: Option<f64>,
+    /// Mean step size of the kept draws over all chains.
+    pub step_size_mean: f64,
 }
 
 /// Minimum (or maximum) that is NaN as soon as one value is: a diagnostic
@@ -106,6 +108,13 @@ impl Metrics {
             seconds_sampling: sum(&|c| c.seconds_sampling),
             seconds_wall: run.seconds_wall,
             corr01: (columns.len() == 2).then(|| correlation(&columns[0], &columns[1])),
+            step_size_mean: run.chains.iter().map(|c| c.step_size_sum).sum::<f64>()
+                / run
+                    .chains
+                    .iter()
+                    .map(|c| c.draws.len() / n.max(1))
+                    .sum::<usize>()
+                    .max(1) as f64,
         }
     }
 
@@ -222,6 +231,7 @@ mod tests {
             seconds_sampling: 1.0,
             seconds_wall: 2.0,
             corr01: None,
+            step_size_mean: 0.5,
         };
         assert_eq!(good.flag(), "");
         let bad = Metrics {

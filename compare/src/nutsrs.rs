@@ -197,6 +197,7 @@ fn run_chain<S: Settings>(
         let (position, progress) = chain.draw().map_err(|e| format!("nuts-rs draw: {e:#}"))?;
         out.gradients_sampling += progress.num_gradients;
         out.divergences_sampling += u64::from(progress.diverging);
+        out.step_size_sum += progress.step_size;
         out.draws.extend_from_slice(&position);
     }
     out.seconds_sampling = clock.elapsed().as_secs_f64();

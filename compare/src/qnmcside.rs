@@ -47,6 +47,7 @@ pub fn run(
                 divergences_tuning: None,
                 seconds_tuning: c.warmup_seconds,
                 seconds_sampling: c.sampling_seconds,
+                step_size_sum: c.step_size.iter().sum(),
                 draws: c.values,
             }
         })

@@ -88,16 +88,16 @@ pub fn markdown(rows: &[Row], s: &Settings) -> String {
          bulk or tail ESS < {ESS_PER_CHAIN_LIMIT} per chain (E, T) or divergences (D): its numbers are not to be trusted.\n"
     );
     o.push_str(
-        "| target | sampler | seed | ! | ESS bulk | ESS tail | R̂ max | div | grad/chain tune | grad/chain kept | ESS/1k grad kept | ESS/1k grad all | ESS/s | ÷ nuts-rs low-rank | ÷ nuts-rs diag |\n",
+        "| target | sampler | seed | ! | ESS bulk | ESS tail | R̂ max | div | ε kept | grad/chain tune | grad/chain kept | ESS/1k grad kept | ESS/1k grad all | ESS/s | ÷ nuts-rs low-rank | ÷ nuts-rs diag |\n",
     );
-    o.push_str("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+    o.push_str("|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     for row in rows {
         let target = format!("{} (D={})", row.target, row.dimension);
         match &row.result {
             Err(e) => {
                 let _ = writeln!(
                     o,
-                    "| {target} | {} | {} | !!FAILED | {} | | | | | | | | | — | — |",
+                    "| {target} | {} | {} | !!FAILED | {} | | | | | | | | | | — | — |",
                     row.config.label,
                     row.seed,
                     e.replace('|', "/")
@@ -110,7 +110,7 @@ pub fn markdown(rows: &[Row], s: &Settings) -> String {
                 let diag = reference(rows, row, NutsRsMetric::Diag).map(|r| ratios(m, r));
                 let _ = writeln!(
                     o,
-                    "| {target} | {} | {} | {} | {:.0} | {:.0} | {:.4} | {} | {:.0} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} |",
+                    "| {target} | {} | {} | {} | {:.0} | {:.0} | {:.4} | {} | {:.3} | {:.0} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} |",
                     row.config.label,
                     row.seed,
                     m.flag(),
@@ -118,6 +118,7 @@ pub fn markdown(rows: &[Row], s: &Settings) -> String {
                     m.ess_tail_min,
                     m.rhat_max,
                     m.divergences_sampling,
+                    m.step_size_mean,
                     per_chain(m.gradients_tuning),
                     per_chain(m.gradients_sampling),
                     kept,

@@ -23,6 +23,9 @@ pub struct ChainRun {
     pub seconds_tuning: f64,
     /// Wall time of the kept draws, seconds.
     pub seconds_sampling: f64,
+    /// Sum of the step sizes of the kept draws (their mean is the tuned step
+    /// size, jitter averaged out).
+    pub step_size_sum: f64,
 }
 
 /// All chains of one run of one configuration.

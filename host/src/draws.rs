@@ -24,6 +24,9 @@ pub struct ChainDraws {
     /// Reported quantities, row-major: draw `i`, quantity `j` at
     /// `i * names.len() + j` (the names live in [`RunDraws::names`]).
     pub values: Vec<f64>,
+    /// Warm-up iterations run (`--warmup`, or fewer when NUTS ended its
+    /// warm-up early).
+    pub warmup_draws: u64,
     /// Wall time of warm-up, seconds.
     pub warmup_seconds: f64,
     /// Wall time of sampling (kept draws), seconds.

@@ -275,6 +275,7 @@ mod tests {
                     n_leapfrog: vec![10, 10, 7],
                     divergent: vec![false, false, true],
                     values,
+                    warmup_draws: 500,
                     warmup_seconds: 1.23456,
                     sampling_seconds: 2.0,
                     gradient_evaluations: 5027,

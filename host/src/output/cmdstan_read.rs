@@ -244,6 +244,10 @@ pub fn run_draws_from_cmdstan(files: &[CmdStanDraws]) -> Result<RunDraws, String
                 .map(|&v| v != 0.0)
                 .collect(),
             values,
+            warmup_draws: file
+                .metadata("num_warmup")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
             warmup_seconds,
             sampling_seconds,
         });

@@ -46,6 +46,8 @@ pub struct ChainSummary {
     pub step_size_mean: f64,
     /// Gradient evaluations, warm-up included.
     pub gradient_evaluations: u64,
+    /// Warm-up iterations run (NUTS may end its warm-up before `--warmup`).
+    pub warmup_draws: u64,
     /// Warm-up wall time, seconds.
     pub warmup_seconds: f64,
     /// Sampling wall time, seconds.
@@ -159,6 +161,7 @@ fn summarize_chain(chain: &ChainDraws, quantities: usize) -> ChainSummary {
         divergences: chain.divergent.iter().filter(|&&d| d).count(),
         step_size_mean: crate::diagnostics::mean(&chain.step_size),
         gradient_evaluations: chain.gradient_evaluations,
+        warmup_draws: chain.warmup_draws,
         warmup_seconds: chain.warmup_seconds,
         sampling_seconds: chain.sampling_seconds,
         min_ess_bulk,

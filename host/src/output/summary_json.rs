@@ -131,6 +131,7 @@ fn chain(c: &ChainSummary) -> Value {
         "divergences": c.divergences,
         "step_size_mean": number(c.step_size_mean),
         "gradient_evaluations": c.gradient_evaluations,
+        "warmup_draws": c.warmup_draws,
         "warmup_seconds": number(c.warmup_seconds),
         "sampling_seconds": number(c.sampling_seconds),
         "min_ess_bulk": number(c.min_ess_bulk),

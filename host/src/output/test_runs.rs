@@ -39,6 +39,7 @@ pub(crate) fn gaussian_run(chains: usize, draws: usize, quantities: usize, seed:
                 n_leapfrog: vec![10; draws],
                 divergent,
                 values,
+                warmup_draws: 100,
                 warmup_seconds: 0.5,
                 sampling_seconds: 1.0,
                 gradient_evaluations: 10 * draws as u64,

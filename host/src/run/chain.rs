@@ -264,8 +264,12 @@ pub(crate) fn run_chain<const D: usize>(
     }
 }
 
-/// NUTS with Stan's windowed warm-up over `--warmup` draws (no adaptation
-/// when `--step-size` fixes ε).
+/// Consecutive slow windows that must keep the metric before NUTS ends its
+/// warm-up early (docs/NUTS.md, "What was tried").
+const NUTS_EARLY_END_WINDOWS: u32 = 2;
+
+/// NUTS with Stan's windowed warm-up over at most `--warmup` draws (no
+/// adaptation when `--step-size` fixes ε).
 fn adaptive_nuts<const D: usize, E: MetricEstimator<f64, D>>(
     job: &ChainJob<'_>,
     x: &Setup<'_, D>,
@@ -290,6 +294,7 @@ fn adaptive_nuts<const D: usize, E: MetricEstimator<f64, D>>(
     )?;
     chain.set_target_acceptance(s.target_acceptance_for(job.kind))?;
     chain.set_acceptance_statistic(AcceptanceStatistic::Symmetric);
+    chain.set_early_end(NUTS_EARLY_END_WINDOWS);
     if warmup > 0 {
         chain.set_jitter(STEP_SIZE_JITTER)?;
     }
@@ -372,14 +377,31 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
     chain.values.reserve(s.draws * quantities);
     let mut row = vec![0.0; quantities];
     let mut gradient = [0.0; D];
-    let total = s.warmup + s.draws * s.thin;
+    let sampling_iterations = s.draws * s.thin;
     let warmup_clock = Instant::now();
     let mut sampling_clock = Instant::now();
     let mut unreported = 0u64;
-    for iteration in 0..total {
-        if iteration == s.warmup {
-            chain.warmup_seconds = warmup_clock.elapsed().as_secs_f64();
-            sampling_clock = Instant::now();
+    // Warm-up iterations done; a sampler with its own warm-up (NUTS) may end
+    // it before `--warmup` (then the progress bar skips the rest).
+    let mut warmup_done: Option<usize> = None;
+    let mut iteration = 0usize;
+    loop {
+        if warmup_done.is_none() {
+            let over = match sampler.is_warming_up() {
+                Some(warming_up) => !warming_up || iteration >= s.warmup,
+                None => iteration >= s.warmup,
+            };
+            if over {
+                warmup_done = Some(iteration);
+                chain.warmup_draws = iteration as u64;
+                chain.warmup_seconds = warmup_clock.elapsed().as_secs_f64();
+                sampling_clock = Instant::now();
+                unreported += (s.warmup - iteration.min(s.warmup)) as u64;
+            }
+        }
+        let sampled = warmup_done.map_or(0, |w| iteration - w);
+        if sampled == sampling_iterations {
+            break;
         }
         let stats = match sampler.step(target, rng) {
             Ok(stats) => stats,
@@ -398,7 +420,7 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
             // A refused step size leaves the previous one: nothing to count.
             let _ = w.after_draw(&mut Adaptable::<D, S>(&mut *sampler), &stats, rng);
         }
-        if iteration >= s.warmup && (iteration - s.warmup + 1) % s.thin == 0 {
+        if warmup_done.is_some() && (sampled + 1) % s.thin == 0 {
             let x = sampler.position();
             let u_padded = match sampler.potential() {
                 Some(u) => u,
@@ -413,8 +435,9 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
             job.model.constrain(&x[..n], &mut row);
             chain.values.extend_from_slice(&row);
         }
+        iteration += 1;
         unreported += 1;
-        if unreported == 64 {
+        if unreported >= 64 {
             job.progress.advance(unreported);
             unreported = 0;
         }

@@ -31,6 +31,12 @@ pub(crate) trait ChainSampler<const D: usize> {
     fn potential(&self) -> Option<f64>;
     /// Sets the step size of the next iterations.
     fn set_step_size(&mut self, step_size: f64) -> Result<(), Error>;
+    /// For a sampler that runs its own warm-up and may end it early (NUTS):
+    /// whether the next iteration is still a warm-up draw. `None`: the chain
+    /// loop counts `--warmup` iterations.
+    fn is_warming_up(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// The constant metric G = I that SGRLD and SGRHMC use on general targets:
@@ -105,6 +111,9 @@ impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D
     }
     fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
         self.chain.set_step_size(step_size)
+    }
+    fn is_warming_up(&self) -> Option<bool> {
+        Some(self.chain.is_warming_up())
     }
 }
 
