@@ -208,6 +208,11 @@ pub struct RunArgs {
     /// Output options.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Charts to draw (with --output): quantity names separated by commas
+    /// (`lp__` for the log density), `all` or `none`. Default: the 4
+    /// slowest-mixing quantities by bulk ESS, then lp__.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES|all|none")]
+    pub plot: Vec<String>,
 }
 
 /// `qnmc check`.
