@@ -6,7 +6,9 @@ use clap::{Args, Parser, Subcommand};
 use qnmc::lbfgs::InitialScaling;
 use qnmc::{QnhmcMass, SghmcUpdate};
 
+use crate::input::Separator;
 use crate::run::{MetricKind, SamplerKind};
+use crate::targets::Missing;
 
 /// qnmc: quasi-Newton Monte Carlo samplers, targets and diagnostics.
 #[derive(Debug, Parser)]
@@ -173,6 +175,17 @@ pub struct TargetArgs {
     /// `logreg-csv`: prior variance of the weights (default 100).
     #[arg(long)]
     pub prior_variance: Option<f64>,
+    /// `logreg-csv`: field separator: one character, or tab, semicolon,
+    /// space, whitespace (default: comma).
+    #[arg(long, value_parser = Separator::from_name, value_name = "CHAR")]
+    pub delimiter: Option<Separator>,
+    /// `logreg-csv`: columns to leave out (header names, separated by commas).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub drop_columns: Vec<String>,
+    /// `logreg-csv`: a missing value (empty cell or NA) is an `error` (the
+    /// default) or its row is dropped (`drop`; counted in model.json).
+    #[arg(long, value_name = "error|drop")]
+    pub missing: Option<Missing>,
     /// Covariance CSV of `gaussian-cov`.
     #[arg(long)]
     pub covariance: Option<PathBuf>,

@@ -6,7 +6,9 @@ use super::args::{OutputArgs, RunArgs, SamplerArgs};
 use super::{CliError, build_target, run_settings};
 use crate::draws::RunDraws;
 use crate::model::{KnownPosterior, Model};
-use crate::output::{OutputDir, PlotSelection, summary_table, write_run_files_plotting};
+use crate::output::{
+    OutputDir, PlotSelection, summary_table, write_model_files, write_run_files_plotting,
+};
 use crate::run::{Progress, run as run_chains};
 
 /// Runs the sampler on `model`, with a progress bar unless `quiet`.
@@ -48,17 +50,23 @@ pub(crate) fn write_run(
     draws: &RunDraws,
     known: Option<&KnownPosterior>,
 ) -> Result<(), CliError> {
-    write_run_plotting(dir, draws, known, &PlotSelection::default())
+    write_run_plotting(dir, draws, known, &PlotSelection::default(), None)
 }
 
-/// [`write_run`] with the charts `plots` selects (`qnmc run --plot`).
+/// [`write_run`] with the charts `plots` selects (`qnmc run --plot`) and,
+/// given the `model`, its `model.json` and `coefficients.csv`
+/// ([`write_model_files`]).
 pub(crate) fn write_run_plotting(
     dir: OutputDir,
     draws: &RunDraws,
     known: Option<&KnownPosterior>,
     plots: &PlotSelection,
+    model: Option<&dyn Model>,
 ) -> Result<(), CliError> {
     write_run_files_plotting(draws, known, &dir, plots)?;
+    if let Some(model) = model {
+        write_model_files(model, draws, &dir)?;
+    }
     let path = dir.path().to_path_buf();
     dir.finish()?;
     eprintln!("wrote {}", path.display());
@@ -77,7 +85,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let known = model.known_posterior();
     print!("{}", summary_table(&draws, known.as_ref()));
     if let Some(dir) = dir {
-        write_run_plotting(dir, &draws, known.as_ref(), &plots)?;
+        write_run_plotting(dir, &draws, known.as_ref(), &plots, Some(model.as_ref()))?;
     }
     Ok(())
 }

@@ -7,6 +7,7 @@ mod cmdstan_read;
 mod error;
 mod float_text;
 mod fonts;
+mod model_files;
 mod out_dir;
 mod plots;
 mod run_charts;
@@ -22,6 +23,9 @@ pub use cmdstan_read::{CmdStanCsvError, CmdStanDraws, read_cmdstan_csv, run_draw
 pub use error::OutputError;
 pub use float_text::float_text;
 pub use fonts::EMBEDDED_FONT;
+pub use model_files::{
+    COEFFICIENTS_FILE, MODEL_JSON_FILE, coefficient_table, model_json, write_model_files,
+};
 pub use out_dir::{INCOMPLETE_MARKER, OutputDir};
 pub use plots::{CHART_SIZE, render_chart, render_png, render_svg};
 pub use run_charts::{
