@@ -146,6 +146,12 @@ pub struct SamplerArgs {
     /// NUTS maximum tree depth, 1-10 (default 10: at most 1023 leapfrog steps).
     #[arg(long)]
     pub max_tree_depth: Option<u32>,
+    /// Minibatch samplers without an MH test (hamcmc, sgld, …): `lp__` for
+    /// `full` (every kept draw), `none`, or `every N` kept draws; each costs a
+    /// full-data pass, timed apart from sampling. Default: full up to 10 000
+    /// data points, none above.
+    #[arg(long, num_args = 1..=2, value_name = "full|none|every N")]
+    pub lp: Vec<String>,
     /// Starting points: the target's initial point plus uniform(-R, R) noise.
     #[arg(long, default_value_t = 2.0, value_name = "R")]
     pub init_radius: f64,

@@ -17,6 +17,9 @@ pub(crate) fn sample(
     sampler: &SamplerArgs,
     quiet: bool,
 ) -> Result<RunDraws, CliError> {
+    if !sampler.lp.is_empty() {
+        crate::run::LpMode::from_words(&sampler.lp).map_err(CliError::Usage)?;
+    }
     let settings = run_settings(sampler);
     settings
         .validate(sampler.sampler)

@@ -276,6 +276,7 @@ mod tests {
                     divergent: vec![false, false, true],
                     values,
                     warmup_seconds: 1.23456,
+                    lp_seconds: 0.0,
                     sampling_seconds: 2.0,
                     gradient_evaluations: 5027,
                 },

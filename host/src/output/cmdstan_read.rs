@@ -244,6 +244,7 @@ pub fn run_draws_from_cmdstan(files: &[CmdStanDraws]) -> Result<RunDraws, String
                 .map(|&v| v != 0.0)
                 .collect(),
             values,
+            lp_seconds: 0.0,
             warmup_seconds,
             sampling_seconds,
         });
