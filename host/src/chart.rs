@@ -11,7 +11,9 @@ pub enum SeriesStyle {
     Line,
     /// Unjoined markers.
     Points,
-    /// Vertical bars from zero (histograms, autocorrelation).
+    /// Vertical bars from zero (histograms, autocorrelation). When a chart
+    /// has several bar series they are grouped: side by side at each x,
+    /// one slot per series, in series order.
     Bars,
     /// A dashed line (reference curves: the truth, a paper's numbers).
     Dashed,
@@ -55,4 +57,8 @@ pub struct Chart {
     pub y_scale: Scale,
     /// The curves.
     pub series: Vec<Series>,
+    /// Names of the x positions 1, 2, … of a bar chart by category (a grouped
+    /// bar chart: x = k + 1 is category k); empty for a numeric x axis. When
+    /// set, the x axis shows these names instead of numbers.
+    pub categories: Vec<String>,
 }

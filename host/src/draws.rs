@@ -9,7 +9,9 @@ pub struct ChainDraws {
     /// Seed the chain's generator was made from.
     pub seed: u64,
     /// `lp__`: log density (−U) at each kept draw, on the unconstrained scale
-    /// with Jacobians, as Stan reports it.
+    /// with Jacobians, as Stan reports it. NaN where it was not computed
+    /// (minibatch samplers with `--lp none` or `every N`, see
+    /// [`LpMode`](crate::run::LpMode)).
     pub lp: Vec<f64>,
     /// `accept_stat__`: acceptance probability of the transition (1 for
     /// samplers without a Metropolis test).
@@ -29,8 +31,12 @@ pub struct ChainDraws {
     pub warmup_draws: u64,
     /// Wall time of warm-up, seconds.
     pub warmup_seconds: f64,
-    /// Wall time of sampling (kept draws), seconds.
+    /// Wall time of sampling (kept draws), seconds, without
+    /// [`lp_seconds`](Self::lp_seconds).
     pub sampling_seconds: f64,
+    /// Wall time spent computing `lp__` with a full-data pass after a
+    /// minibatch sampler's steps (not part of the sampler's cost), seconds.
+    pub lp_seconds: f64,
     /// Gradient evaluations over the whole chain (warm-up included).
     pub gradient_evaluations: u64,
 }

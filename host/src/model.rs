@@ -100,6 +100,42 @@ pub trait Model: Send + Sync {
     fn known_posterior(&self) -> Option<KnownPosterior> {
         None
     }
+
+    /// What a user needs to reproduce or read a fit of this model, written to
+    /// `model.json` by `qnmc run --output` (e.g. for a CSV fit: data file and
+    /// its SHA-256, label column and rule, covariate names, standardisation,
+    /// prior). Default: nothing beyond the target's name.
+    fn description(&self) -> Option<serde_json::Value> {
+        None
+    }
+
+    /// The reported quantities mapped to the data's original scale, when the
+    /// model samples a transformed version of them (coefficients of
+    /// standardised covariates). Default: `None` (already on that scale).
+    fn original_scale(&self) -> Option<OriginalScale> {
+        None
+    }
+}
+
+/// A linear map from the reported quantities w to quantities on the data's
+/// original scale, β = A·w (for standardised covariates x ↦ (x − m)/s:
+/// βⱼ = wⱼ/sⱼ and the intercept β₀ = w₀ − Σⱼ wⱼ·mⱼ/sⱼ).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OriginalScale {
+    /// Name of each βᵢ.
+    pub names: Vec<String>,
+    /// Row i holds Aᵢ, one weight per reported quantity.
+    pub rows: Vec<Vec<f64>>,
+}
+
+impl OriginalScale {
+    /// β = A·`w`.
+    pub fn apply(&self, w: &[f64]) -> Vec<f64> {
+        self.rows
+            .iter()
+            .map(|row| row.iter().zip(w).map(|(a, x)| a * x).sum())
+            .collect()
+    }
 }
 
 /// Posterior moments of the reported quantities that draws can be checked

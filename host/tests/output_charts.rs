@@ -6,7 +6,7 @@
 use qnmc::{Hmc, HmcSettings};
 use qnmc_host::draws::{ChainDraws, RunDraws};
 use qnmc_host::model::KnownPosterior;
-use qnmc_host::output::{OutputDir, render_chart, run_charts};
+use qnmc_host::output::{OutputDir, PlotSelection, render_chart, run_charts};
 use qnmc_host::targets::CorrelatedGaussian;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
@@ -62,8 +62,9 @@ fn run_charts_render_to_png_and_svg() {
     let folder = std::env::temp_dir().join(format!("qnmc-output-charts-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&folder);
     let dir = OutputDir::create(&folder, false).unwrap();
-    let charts = run_charts(&run, Some(&known), 5);
-    assert_eq!(charts.len(), 3 * DIMENSION);
+    let charts = run_charts(&run, Some(&known), &PlotSelection::Slowest(5));
+    // Trace, autocorrelation, density and rank of x[1], x[2] and lp__.
+    assert_eq!(charts.len(), 4 * (DIMENSION + 1));
     for chart in &charts {
         let paths = render_chart(chart, &dir).unwrap();
         assert_eq!(paths.len(), 2);

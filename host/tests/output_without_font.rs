@@ -29,6 +29,7 @@ fn charts_without_text_need_no_font() {
                     style: SeriesStyle::Bars,
                 },
             ],
+            categories: Vec::new(),
         };
         let svg = render_svg(&chart, false).unwrap();
         assert!(!svg.contains("<text"), "{svg}");

@@ -65,11 +65,22 @@ fn the_readme_user_csv_example_runs_as_printed() {
         assert_eq!(out.status.code(), Some(0), "qnmc {args:?} failed:\n{text}");
         // The label rule and the coefficient names are printed, as the README says.
         assert!(text.contains("\"no\" → 0, \"yes\" → 1"), "{text}");
-        assert!(text.contains("w[2] = age"), "{text}");
+        assert!(
+            text.contains("coefficients: (intercept), age, dose"),
+            "{text}"
+        );
     }
-    // The README promises CmdStan CSVs, summary.json and plots in the output folder.
+    // The README promises CmdStan CSVs, summary.json, model.json, the
+    // coefficient table and plots (named after the columns) in the output folder.
     let output = dir.join("trial-fit");
-    for file in ["chain_1.csv", "summary.json", "trace_w_2.png"] {
+    for file in [
+        "chain_1.csv",
+        "summary.json",
+        "model.json",
+        "coefficients.csv",
+        "trace_age.png",
+        "rank_lp.png",
+    ] {
         assert!(output.join(file).is_file(), "missing {file}");
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -6,7 +6,9 @@ use clap::{Args, Parser, Subcommand};
 use qnmc::lbfgs::InitialScaling;
 use qnmc::{QnhmcMass, SghmcUpdate};
 
+use crate::input::Separator;
 use crate::run::{MetricKind, SamplerKind};
+use crate::targets::Missing;
 
 /// qnmc: quasi-Newton Monte Carlo samplers, targets and diagnostics.
 #[derive(Debug, Parser)]
@@ -144,6 +146,12 @@ pub struct SamplerArgs {
     /// NUTS maximum tree depth, 1-10 (default 10: at most 1023 leapfrog steps).
     #[arg(long)]
     pub max_tree_depth: Option<u32>,
+    /// Minibatch samplers without an MH test (hamcmc, sgld, …): `lp__` for
+    /// `full` (every kept draw), `none`, or `every N` kept draws; each costs a
+    /// full-data pass, timed apart from sampling. Default: full up to 10 000
+    /// data points, none above.
+    #[arg(long, num_args = 1..=2, value_name = "full|none|every N")]
+    pub lp: Vec<String>,
     /// Starting points: the target's initial point plus uniform(-R, R) noise.
     #[arg(long, default_value_t = 2.0, value_name = "R")]
     pub init_radius: f64,
@@ -173,6 +181,17 @@ pub struct TargetArgs {
     /// `logreg-csv`: prior variance of the weights (default 100).
     #[arg(long)]
     pub prior_variance: Option<f64>,
+    /// `logreg-csv`: field separator: one character, or tab, semicolon,
+    /// space, whitespace (default: comma).
+    #[arg(long, value_parser = Separator::from_name, value_name = "CHAR")]
+    pub delimiter: Option<Separator>,
+    /// `logreg-csv`: columns to leave out (header names, separated by commas).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub drop_columns: Vec<String>,
+    /// `logreg-csv`: a missing value (empty cell or NA) is an `error` (the
+    /// default) or its row is dropped (`drop`; counted in model.json).
+    #[arg(long, value_name = "error|drop")]
+    pub missing: Option<Missing>,
     /// Covariance CSV of `gaussian-cov`.
     #[arg(long)]
     pub covariance: Option<PathBuf>,
@@ -208,6 +227,11 @@ pub struct RunArgs {
     /// Output options.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// Charts to draw (with --output): quantity names separated by commas
+    /// (`lp__` for the log density), `all` or `none`. Default: the 4
+    /// slowest-mixing quantities by bulk ESS, then lp__.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES|all|none")]
+    pub plot: Vec<String>,
 }
 
 /// `qnmc check`.

@@ -6,7 +6,9 @@ use super::args::{OutputArgs, RunArgs, SamplerArgs};
 use super::{CliError, build_target, run_settings};
 use crate::draws::RunDraws;
 use crate::model::{KnownPosterior, Model};
-use crate::output::{OutputDir, summary_table, write_run_files};
+use crate::output::{
+    OutputDir, PlotSelection, summary_table, write_model_files, write_run_files_plotting,
+};
 use crate::run::{Progress, run as run_chains};
 
 /// Runs the sampler on `model`, with a progress bar unless `quiet`.
@@ -15,6 +17,9 @@ pub(crate) fn sample(
     sampler: &SamplerArgs,
     quiet: bool,
 ) -> Result<RunDraws, CliError> {
+    if !sampler.lp.is_empty() {
+        crate::run::LpMode::from_words(&sampler.lp).map_err(CliError::Usage)?;
+    }
     let settings = run_settings(sampler);
     settings
         .validate(sampler.sampler)
@@ -40,19 +45,31 @@ pub(crate) fn open_output(output: &OutputArgs) -> Result<Option<OutputDir>, CliE
         .map_err(CliError::from)
 }
 
-/// Quantities plotted by `qnmc run` (trace, autocorrelation and density
-/// charts of the first ones).
-pub const PLOTTED_QUANTITIES: usize = 4;
-
-/// Writes the run's files ([`write_run_files`]: `chain_<k>.csv` per chain,
-/// `summary.json`, `summary.txt`, the charts of the first
-/// [`PLOTTED_QUANTITIES`] quantities) into `dir`, and finishes it.
+/// Writes the run's files ([`write_run_files_plotting`]: `chain_<k>.csv` per
+/// chain, `summary.json`, `summary.txt`, the charts of the slowest-mixing
+/// quantities and lp__, [`PlotSelection::default`]) into `dir`, and finishes it.
 pub(crate) fn write_run(
     dir: OutputDir,
     draws: &RunDraws,
     known: Option<&KnownPosterior>,
 ) -> Result<(), CliError> {
-    write_run_files(draws, known, &dir, PLOTTED_QUANTITIES)?;
+    write_run_plotting(dir, draws, known, &PlotSelection::default(), None)
+}
+
+/// [`write_run`] with the charts `plots` selects (`qnmc run --plot`) and,
+/// given the `model`, its `model.json` and `coefficients.csv`
+/// ([`write_model_files`]).
+pub(crate) fn write_run_plotting(
+    dir: OutputDir,
+    draws: &RunDraws,
+    known: Option<&KnownPosterior>,
+    plots: &PlotSelection,
+    model: Option<&dyn Model>,
+) -> Result<(), CliError> {
+    write_run_files_plotting(draws, known, &dir, plots)?;
+    if let Some(model) = model {
+        write_model_files(model, draws, &dir)?;
+    }
     let path = dir.path().to_path_buf();
     dir.finish()?;
     eprintln!("wrote {}", path.display());
@@ -62,12 +79,16 @@ pub(crate) fn write_run(
 /// `qnmc run`.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let model = build_target(&args.target)?;
+    let plots = PlotSelection::from_words(&args.plot);
+    plots
+        .validate(&model.output_names())
+        .map_err(CliError::Usage)?;
     let dir = open_output(&args.output)?;
     let draws = sample(model.as_ref(), &args.sampler, args.output.quiet)?;
     let known = model.known_posterior();
     print!("{}", summary_table(&draws, known.as_ref()));
     if let Some(dir) = dir {
-        write_run(dir, &draws, known.as_ref())?;
+        write_run_plotting(dir, &draws, known.as_ref(), &plots, Some(model.as_ref()))?;
     }
     Ok(())
 }

@@ -144,28 +144,42 @@ pub fn build_target(args: &TargetArgs) -> Result<Box<dyn Model>, CliError> {
             if let Some(v) = args.prior_variance {
                 options.prior_variance = v;
             }
+            if let Some(separator) = args.delimiter {
+                options.separator = separator;
+            }
+            options.drop_columns = args.drop_columns.clone();
+            if let Some(missing) = args.missing {
+                options.missing = missing;
+            }
             let model = LogisticRegressionModel::from_csv(path, &options)?;
             // Say how the file was read: which coefficient is which column and
             // which label became 1, so nothing about the fit is implicit.
-            let columns: Vec<String> = model
-                .column_names()
-                .iter()
-                .enumerate()
-                .map(|(i, c)| format!("w[{}] = {c}", i + 1))
-                .collect();
+            let data = model.data_description();
+            let dropped = match data.dropped_rows.as_slice() {
+                [] => String::new(),
+                lines => {
+                    let first: Vec<String> = lines.iter().take(5).map(usize::to_string).collect();
+                    format!(
+                        "; {} rows with a missing value dropped (lines {}{})",
+                        lines.len(),
+                        first.join(", "),
+                        if lines.len() > 5 { ", …" } else { "" }
+                    )
+                }
+            };
             println!(
-                "logreg-csv: {} ({} rows, {} with label 1); labels {}; covariates {}; prior N(0, {}·I)\n  coefficients: {}",
+                "logreg-csv: {} ({} rows, {} with label 1{dropped}); labels {}; covariates {}; prior N(0, {}·I)\n  coefficients: {}",
                 path.display(),
                 model.len(),
                 model.positives(),
                 model.label_mapping(),
                 if options.standardize {
-                    "standardised (mean 0, sd 1)"
+                    "standardised (mean 0, sd 1); model.json and coefficients.csv give the original scale"
                 } else {
                     "as in the file"
                 },
                 options.prior_variance,
-                columns.join(", ")
+                model.column_names().join(", ")
             );
             Box::new(model)
         }

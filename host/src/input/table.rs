@@ -8,17 +8,9 @@
 //! spaces around unquoted fields are trimmed; a quoted field cannot span lines.
 //! A leading UTF-8 byte-order mark is ignored.
 
-use super::{InputError, InputErrorKind};
+use super::records::{Records, duplicate_error};
+use super::{InputError, InputErrorKind, Separator};
 use std::path::{Path, PathBuf};
-
-/// How fields are separated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Separator {
-    /// `,` with optional `"` quoting (CSV).
-    Comma,
-    /// Runs of spaces or tabs (e.g. UCI's `german.data-numeric`).
-    Whitespace,
-}
 
 /// Whether the first row names the columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,35 +87,10 @@ pub fn parse_table(
     format: TableFormat,
 ) -> Result<Table, InputError> {
     let source = source.as_ref();
-    // A UTF-8 byte-order mark (spreadsheet exports) is not part of the first name.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut reader = Records::new(text.as_bytes(), source, format.separator);
     let mut records: Vec<(usize, Vec<String>)> = Vec::new();
-    let mut blank_since: Option<usize> = None;
-    for (index, raw) in text.lines().enumerate() {
-        let line = index + 1;
-        let content = raw.trim();
-        if content.starts_with('#') {
-            continue;
-        }
-        if content.is_empty() {
-            if !records.is_empty() && blank_since.is_none() {
-                blank_since = Some(line);
-            }
-            continue;
-        }
-        if let Some(blank) = blank_since {
-            return Err(InputError::new(
-                source,
-                InputErrorKind::RaggedRow,
-                "blank line between rows (only trailing blank lines are allowed)",
-            )
-            .at(blank, None));
-        }
-        let fields = match format.separator {
-            Separator::Whitespace => content.split_whitespace().map(str::to_owned).collect(),
-            Separator::Comma => split_csv_line(raw, source, line)?,
-        };
-        records.push((line, fields));
+    while let Some(record) = reader.next_record()? {
+        records.push(record);
     }
     let Some((_, first)) = records.first() else {
         return Err(InputError::new(
@@ -153,6 +120,9 @@ pub fn parse_table(
     };
     let (header_line, header) = if has_header {
         let (line, names) = records.remove(0);
+        if let Some(e) = duplicate_error(source, line, &names) {
+            return Err(e);
+        }
         (Some(line), Some(names))
     } else {
         (None, None)
@@ -172,69 +142,6 @@ pub fn parse_table(
         rows,
         lines,
     })
-}
-
-/// Splits one CSV line into fields; `"` quotes a field, `""` is a quote in it.
-fn split_csv_line(raw: &str, source: &Path, line: usize) -> Result<Vec<String>, InputError> {
-    let mut fields = Vec::new();
-    let mut chars = raw.trim_end_matches(['\r', '\n']).chars().peekable();
-    loop {
-        let mut field = String::new();
-        while chars.peek().is_some_and(|c| *c == ' ' || *c == '\t') {
-            chars.next();
-        }
-        if chars.peek() == Some(&'"') {
-            chars.next();
-            loop {
-                match chars.next() {
-                    Some('"') if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        field.push('"');
-                    }
-                    Some('"') => break,
-                    Some(c) => field.push(c),
-                    None => {
-                        return Err(InputError::new(
-                            source,
-                            InputErrorKind::Format,
-                            "unterminated quoted field (quotes cannot span lines)",
-                        )
-                        .at(line, Some(fields.len() + 1)));
-                    }
-                }
-            }
-            while chars.peek().is_some_and(|c| *c == ' ' || *c == '\t') {
-                chars.next();
-            }
-            match chars.next() {
-                None => {
-                    fields.push(field);
-                    return Ok(fields);
-                }
-                Some(',') => fields.push(field),
-                Some(c) => {
-                    return Err(InputError::new(
-                        source,
-                        InputErrorKind::Format,
-                        format!("unexpected {c:?} after a closing quote"),
-                    )
-                    .at(line, Some(fields.len() + 1)));
-                }
-            }
-        } else {
-            loop {
-                match chars.next() {
-                    None => {
-                        fields.push(field.trim().to_owned());
-                        return Ok(fields);
-                    }
-                    Some(',') => break,
-                    Some(c) => field.push(c),
-                }
-            }
-            fields.push(field.trim().to_owned());
-        }
-    }
 }
 
 /// A number in a cell: Rust's float syntax (`1`, `-2.5e3`, `inf`, `NaN`).

@@ -156,3 +156,37 @@ fn byte_order_mark_is_not_part_of_the_header() {
     let t = csv("\u{feff}label,x\n1,2\n").unwrap();
     assert_eq!(t.column_index("label").unwrap(), 0);
 }
+
+#[test]
+fn duplicate_header_names_are_refused() {
+    let e = csv("x,y,x\n1,2,3\n").unwrap_err();
+    assert_eq!(e.kind(), InputErrorKind::Format);
+    assert_eq!(
+        e.to_string(),
+        "t.csv:1:3: duplicate column name \"x\" (also column 1): every column needs its own name"
+    );
+    // R's unnamed row-name column may appear once, empty names are not compared.
+    assert!(csv(",,x\n1,2,3\n").is_ok());
+}
+
+#[test]
+fn other_delimiters_split_and_quote_like_commas() {
+    let semicolon = TableFormat {
+        separator: Separator::Char(';'),
+        header: Header::Present,
+    };
+    let t = parse_table("a; b;c\n1;\"2;3\"; 4\n", "s.csv", semicolon).unwrap();
+    assert_eq!(t.header().unwrap(), ["a", "b", "c"]);
+    assert_eq!(t.cell(0, 1), "2;3");
+    assert_eq!(t.cell(0, 2), "4");
+    let tab = TableFormat {
+        separator: Separator::Char('\t'),
+        header: Header::Present,
+    };
+    // A tab delimits; an empty field between two tabs stays a field.
+    let t = parse_table("a\tb\tc\n1\t\t3\n", "t.tsv", tab).unwrap();
+    assert_eq!(t.cell(0, 1), "");
+    assert_eq!(t.width(), 3);
+    assert!(Separator::from_name("\"").is_err());
+    assert_eq!(Separator::from_name("|").unwrap(), Separator::Char('|'));
+}

@@ -277,6 +277,7 @@ mod tests {
                     values,
                     warmup_draws: 500,
                     warmup_seconds: 1.23456,
+                    lp_seconds: 0.0,
                     sampling_seconds: 2.0,
                     gradient_evaluations: 5027,
                 },

@@ -248,6 +248,7 @@ pub fn run_draws_from_cmdstan(files: &[CmdStanDraws]) -> Result<RunDraws, String
                 .metadata("num_warmup")
                 .and_then(|v| v.parse().ok())
                 .unwrap_or(0),
+            lp_seconds: 0.0,
             warmup_seconds,
             sampling_seconds,
         });

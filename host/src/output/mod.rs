@@ -7,6 +7,7 @@ mod cmdstan_read;
 mod error;
 mod float_text;
 mod fonts;
+mod model_files;
 mod out_dir;
 mod plots;
 mod run_charts;
@@ -21,11 +22,19 @@ pub use cmdstan_csv::{SAMPLER_COLUMNS, cmdstan_csv, csv_column_name, quantity_na
 pub use cmdstan_read::{CmdStanCsvError, CmdStanDraws, read_cmdstan_csv, run_draws_from_cmdstan};
 pub use error::OutputError;
 pub use float_text::float_text;
-pub use fonts::FONT_ENV;
+pub use fonts::EMBEDDED_FONT;
+pub use model_files::{
+    COEFFICIENTS_FILE, MODEL_JSON_FILE, coefficient_table, model_json, write_model_files,
+};
 pub use out_dir::{INCOMPLETE_MARKER, OutputDir};
 pub use plots::{CHART_SIZE, render_chart, render_png, render_svg};
-pub use run_charts::{MAX_LAG, MAX_TRACE_POINTS, run_charts};
-pub use run_files::{SUMMARY_JSON_FILE, SUMMARY_TEXT_FILE, chain_file_name, write_run_files};
+pub use run_charts::{
+    DEFAULT_PLOTTED, LP_NAME, MAX_LAG, MAX_TRACE_POINTS, PlotSelection, run_charts,
+};
+pub use run_files::{
+    SUMMARY_JSON_FILE, SUMMARY_TEXT_FILE, chain_file_name, write_run_files,
+    write_run_files_plotting,
+};
 pub use run_summary::{ChainSummary, QuantitySummary, RunSummary, TruthComparison, summarize_run};
 pub use summary_json::summary_json;
 pub use summary_table::summary_table;

@@ -1,9 +1,13 @@
 //! Drawing a [`Chart`] as SVG and PNG with plotters.
 //!
-//! Text (title, axis labels, tick labels, legend) needs a TrueType font found
-//! at run time (see `QNMC_FONT` in [`FONT_ENV`](super::FONT_ENV)); without
-//! one the charts are drawn with axes, grid and curves but no text, and the
-//! run goes on.
+//! Text (title, axis labels, tick labels, legend) is drawn with the font
+//! compiled into the binary ([`EMBEDDED_FONT`](super::EMBEDDED_FONT)), so
+//! charts have text whether or not the machine has fonts installed.
+//!
+//! Several bar series in one chart are grouped: at each x the bars stand side
+//! by side, one slot per series, within 80% of the smallest gap between x
+//! values; a chart with [`Chart::categories`] names its x positions 1, 2, …
+//! and leaves room above the bars for the legend.
 
 use std::ops::Range;
 use std::path::PathBuf;
@@ -37,8 +41,8 @@ const PALETTE: [RGBColor; 10] = [
 /// returns the two paths. Both are drawn in memory first, then written with
 /// [`OutputDir::write`] (atomic, no overwrite without force).
 ///
-/// With no usable font the charts are drawn without text (a one-line warning
-/// goes to stderr once per process).
+/// Text is drawn with the embedded font; should drawing text fail anyway, the
+/// chart is drawn without text rather than not at all.
 pub fn render_chart(chart: &Chart, dir: &OutputDir) -> Result<Vec<PathBuf>, OutputError> {
     if chart.file_stem.is_empty() {
         return Err(OutputError::BadFileName {
@@ -65,10 +69,9 @@ pub fn render_chart(chart: &Chart, dir: &OutputDir) -> Result<Vec<PathBuf>, Outp
     ])
 }
 
-/// `chart` as an SVG document; `with_text: false`, or no usable font, leaves
-/// out every text element.
+/// `chart` as an SVG document; `with_text: false` leaves out every text element.
 pub fn render_svg(chart: &Chart, with_text: bool) -> Result<String, String> {
-    let with_text = with_text && chart_font().is_some();
+    let with_text = with_text && chart_font();
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, CHART_SIZE).into_drawing_area();
@@ -77,10 +80,10 @@ pub fn render_svg(chart: &Chart, with_text: bool) -> Result<String, String> {
     Ok(svg)
 }
 
-/// `chart` as a PNG image (8-bit RGB); `with_text: false`, or no usable
-/// font, leaves out every text element.
+/// `chart` as a PNG image (8-bit RGB); `with_text: false` leaves out every
+/// text element.
 pub fn render_png(chart: &Chart, with_text: bool) -> Result<Vec<u8>, String> {
-    let with_text = with_text && chart_font().is_some();
+    let with_text = with_text && chart_font();
     let (width, height) = CHART_SIZE;
     let mut pixels = vec![0u8; width as usize * height as usize * 3];
     {
@@ -149,13 +152,30 @@ where
     let mut mesh = context.configure_mesh();
     mesh.light_line_style(RGBColor(235, 235, 235))
         .bold_line_style(RGBColor(210, 210, 210));
+    let categories = &chart.categories;
+    let category_label = |v: &f64| {
+        let k = v.round();
+        if (v - k).abs() < 1e-6 && k >= 1.0 && k as usize <= categories.len() {
+            categories[k as usize - 1].clone()
+        } else {
+            String::new()
+        }
+    };
     if with_text {
         mesh.x_desc(&chart.x_label)
             .y_desc(&chart.y_label)
             .label_style((FAMILY, 15))
             .axis_desc_style((FAMILY, 17))
-            .x_label_formatter(&|v| tick_label(*v))
             .y_label_formatter(&|v| tick_label(*v));
+        if categories.is_empty() {
+            mesh.x_label_formatter(&|v| tick_label(*v));
+        } else {
+            // Ticks every half category (so every integer is one), named at
+            // the integers; no vertical grid lines through the bars.
+            mesh.x_labels(4 * categories.len() + 2)
+                .x_label_formatter(&category_label)
+                .disable_x_mesh();
+        }
     } else {
         mesh.x_labels(0)
             .y_labels(0)
@@ -167,6 +187,17 @@ where
     let x_scale = chart.x_scale;
     let y_scale = chart.y_scale;
     let y_floor = context.y_range().start;
+    let bar_series: Vec<usize> = (0..chart.series.len())
+        .filter(|&k| chart.series[k].style == SeriesStyle::Bars)
+        .collect();
+    let bar_points: Vec<(f64, f64)> = bar_series
+        .iter()
+        .flat_map(|&k| chart.series[k].points.iter().copied())
+        .filter(|&(px, _)| shown(px, x_scale))
+        .collect();
+    // Half the width of the slot all bars at one x share, split between the
+    // bar series.
+    let group_half = bar_half_width(&bar_points, x_scale);
     let mut any_label = false;
     for (k, series) in chart.series.iter().enumerate() {
         let color = PALETTE[k % PALETTE.len()];
@@ -192,7 +223,8 @@ where
                 .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
                 .map_err(|e| error(&e))?,
             SeriesStyle::Bars => {
-                let half = bar_half_width(&points, x_scale);
+                let slot = bar_series.iter().position(|&b| b == k).unwrap_or(0);
+                let (from, to) = bar_slot(group_half, slot, bar_series.len());
                 let base = match y_scale {
                     Scale::Linear => 0.0,
                     Scale::Log10 => y_floor,
@@ -200,8 +232,8 @@ where
                 context
                     .draw_series(points.iter().map(|&(px, py)| {
                         let (left, right) = match x_scale {
-                            Scale::Linear => (px - half, px + half),
-                            Scale::Log10 => (px / 10f64.powf(half), px * 10f64.powf(half)),
+                            Scale::Linear => (px + from, px + to),
+                            Scale::Log10 => (px * 10f64.powf(from), px * 10f64.powf(to)),
                         };
                         Rectangle::new([(left, base), (right, py)], color.mix(0.6).filled())
                     }))
@@ -286,6 +318,9 @@ fn axis_range(chart: &Chart, axis: Axis) -> Range<f64> {
             hi = hi.max(0.0);
         }
     }
+    if matches!(axis, Axis::X) && !chart.categories.is_empty() && !log {
+        return 0.5..chart.categories.len() as f64 + 0.5;
+    }
     if !lo.is_finite() || !hi.is_finite() {
         (lo, hi) = (0.0, 1.0);
     } else if hi - lo <= f64::EPSILON * hi.abs().max(1.0) {
@@ -294,6 +329,20 @@ fn axis_range(chart: &Chart, axis: Axis) -> Range<f64> {
         let pad = 0.05 * (hi - lo);
         (lo, hi) = (lo - pad, hi + pad);
     }
+    if matches!(axis, Axis::Y) && !chart.categories.is_empty() {
+        if log {
+            // Bars start at a power of ten: plotters labels a log axis only
+            // from its first whole decade up.
+            lo = lo.floor() - 1e-9;
+        }
+        // Room above the bars for the legend (upper right): about 22 pixels
+        // per entry of a plot area about 440 pixels high.
+        let entries = chart.series.iter().filter(|s| !s.label.is_empty()).count();
+        if entries > 0 {
+            let share = ((entries as f64 * 22.0 + 24.0) / 440.0).min(0.6);
+            hi = lo + (hi - lo) / (1.0 - share);
+        }
+    }
     if log {
         10f64.powf(lo)..10f64.powf(hi)
     } else {
@@ -301,8 +350,21 @@ fn axis_range(chart: &Chart, axis: Axis) -> Range<f64> {
     }
 }
 
-/// Half the width of a bar: 40% of the smallest gap between x values (in
-/// log10 units on a log axis), 0.4 when there is a single bar.
+/// Where bar series `slot` of `slots` stands relative to its x value, as
+/// offsets (from, to) in axis units (log10 units on a log axis): the group
+/// spans ±`group_half`, each series gets an equal share of it, and one bar of
+/// a single series is centred.
+fn bar_slot(group_half: f64, slot: usize, slots: usize) -> (f64, f64) {
+    let slots = slots.max(1);
+    let width = 2.0 * group_half / slots as f64;
+    let from = -group_half + width * slot as f64;
+    // A thin gap between neighbouring bars of a group.
+    let gap = if slots > 1 { 0.06 * width } else { 0.0 };
+    (from + gap, from + width - gap)
+}
+
+/// Half the width of a group of bars: 40% of the smallest gap between x
+/// values (in log10 units on a log axis), 0.4 when there is a single bar.
 fn bar_half_width(points: &[(f64, f64)], scale: Scale) -> f64 {
     let mut xs: Vec<f64> = points
         .iter()
@@ -377,6 +439,7 @@ mod tests {
                     style: SeriesStyle::Bars,
                 },
             ],
+            categories: Vec::new(),
         }
     }
 
@@ -387,7 +450,7 @@ mod tests {
                 let chart = sample_chart(xs, ys);
                 let svg = render_svg(&chart, true).unwrap();
                 assert!(svg.starts_with("<svg") && svg.contains("<polyline"));
-                if chart_font().is_some() {
+                if chart_font() {
                     assert!(svg.contains("Sample chart") && svg.contains("dashed"));
                 }
                 let bare = render_svg(&chart, false).unwrap();
@@ -451,6 +514,78 @@ mod tests {
         };
         let r = axis_range(&log, Axis::Y);
         assert!(r.start > 5.0 && r.start < 10.0 && r.end > 1000.0, "{r:?}");
+    }
+
+    /// The colour under each column of pixel row `y` of a PNG.
+    fn row_colours(png: &[u8], y: u32) -> Vec<[u8; 3]> {
+        let mut reader = png::Decoder::new(png).read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut pixels).unwrap();
+        let w = info.width;
+        (0..w)
+            .map(|x| {
+                let i = ((y * w + x) * 3) as usize;
+                [pixels[i], pixels[i + 1], pixels[i + 2]]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn grouped_bars_stand_side_by_side_without_overlap() {
+        // Three bar series over two categories, equal heights: along a pixel
+        // row through every bar, each category must show the three series'
+        // colours in series order, each once, and no blend of two of them
+        // (overlapping translucent bars would mix their colours).
+        let series: Vec<Series> = (0..3)
+            .map(|k| Series {
+                label: format!("s{k}"),
+                points: vec![(1.0, 1.0), (2.0, 1.0)],
+                style: SeriesStyle::Bars,
+            })
+            .collect();
+        let chart = Chart {
+            file_stem: "bars".into(),
+            series,
+            categories: vec!["a".into(), "b".into()],
+            ..Chart::default()
+        };
+        let png = render_png(&chart, false).unwrap();
+        let colours = row_colours(&png, CHART_SIZE.1 - 150);
+        let bar_colour = |k: usize| {
+            let (r, g, b) = PALETTE[k].mix(0.6).rgb();
+            // 60% over white.
+            let over = |c: u8| (0.6 * c as f64 + 0.4 * 255.0).round() as i32;
+            [over(r), over(g), over(b)]
+        };
+        let close = |c: [u8; 3], t: [i32; 3]| (0..3).all(|i| (c[i] as i32 - t[i]).abs() <= 2);
+        let mut runs: Vec<usize> = Vec::new();
+        let mut unknown = 0;
+        for c in colours {
+            if c.iter().all(|&v| v >= 200) && c[0] == c[1] && c[1] == c[2] {
+                continue; // white background or light grid
+            }
+            match (0..3).find(|&k| close(c, bar_colour(k))) {
+                Some(k) => {
+                    if runs.last() != Some(&k) {
+                        runs.push(k);
+                    }
+                }
+                None => unknown += 1,
+            }
+        }
+        assert_eq!(runs, [0, 1, 2, 0, 1, 2]);
+        // Anti-aliased bar edges and axis lines only.
+        assert!(unknown < 20, "{unknown} pixels of mixed colour");
+        assert!(axis_range(&chart, Axis::X) == (0.5..2.5));
+    }
+
+    #[test]
+    fn bar_slots_split_the_group() {
+        let (a0, a1) = bar_slot(0.4, 0, 4);
+        let (b0, _) = bar_slot(0.4, 1, 4);
+        let (_, d1) = bar_slot(0.4, 3, 4);
+        assert!(a0 >= -0.4 && a1 < b0 && d1 <= 0.4);
+        assert_eq!(bar_slot(0.4, 0, 1), (-0.4, 0.4));
     }
 
     #[test]

@@ -1,10 +1,10 @@
-//! The charts that describe a run: trace, autocorrelation and marginal
-//! density of each reported quantity.
+//! The charts that describe a run: trace, autocorrelation, marginal density
+//! and rank histogram of each plotted quantity, `lp__` included.
 
 use std::collections::HashSet;
 
 use crate::chart::{Chart, Scale, Series, SeriesStyle};
-use crate::diagnostics::autocorrelation;
+use crate::diagnostics::{autocorrelation, ess_bulk};
 use crate::draws::RunDraws;
 use crate::model::KnownPosterior;
 
@@ -15,21 +15,149 @@ pub const MAX_LAG: usize = 50;
 /// evenly (every k-th draw) so the SVG stays small.
 pub const MAX_TRACE_POINTS: usize = 2000;
 
-/// Three charts for each of the first `max_quantities` quantities of `run`:
+/// How many quantities `qnmc run` plots by default (the slowest-mixing ones).
+pub const DEFAULT_PLOTTED: usize = 4;
+
+/// The name the log density is plotted under, as in CmdStan's CSV files.
+pub const LP_NAME: &str = "lp__";
+
+/// Which quantities get charts (`qnmc run --plot`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlotSelection {
+    /// No charts (`--plot none`).
+    None,
+    /// The `n` quantities with the smallest bulk ESS (the slowest mixing,
+    /// slowest first; a quantity whose ESS cannot be computed, e.g. a chain
+    /// that never moved, counts as slowest), then `lp__` (the default, with
+    /// [`DEFAULT_PLOTTED`]).
+    Slowest(usize),
+    /// Every quantity, then `lp__` (`--plot all`).
+    All,
+    /// These quantities, by name (`lp__` for the log density), in this order.
+    Names(Vec<String>),
+}
+
+impl Default for PlotSelection {
+    fn default() -> Self {
+        PlotSelection::Slowest(DEFAULT_PLOTTED)
+    }
+}
+
+impl PlotSelection {
+    /// The selection the words of `--plot` ask for: `all`, `none`, or names
+    /// (duplicates dropped). No words: the default.
+    pub fn from_words(words: &[String]) -> Self {
+        match words {
+            [] => PlotSelection::default(),
+            [w] if w == "all" => PlotSelection::All,
+            [w] if w == "none" => PlotSelection::None,
+            _ => {
+                let mut names: Vec<String> = Vec::new();
+                for w in words {
+                    if !names.contains(w) {
+                        names.push(w.clone());
+                    }
+                }
+                PlotSelection::Names(names)
+            }
+        }
+    }
+
+    /// Checks that every name of a [`Names`](Self::Names) selection is one of
+    /// `quantities` or `lp__`; the error lists the names that exist.
+    pub fn validate(&self, quantities: &[String]) -> Result<(), String> {
+        let PlotSelection::Names(names) = self else {
+            return Ok(());
+        };
+        for name in names {
+            if name != LP_NAME && !quantities.contains(name) {
+                return Err(format!(
+                    "--plot: no quantity named `{name}`; the quantities are {}, {LP_NAME} \
+                     (or `all`, `none`)",
+                    quantities.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// What to plot for `run`, in order.
+    fn resolve(&self, run: &RunDraws) -> Vec<Plotted> {
+        let lp_drawn = run
+            .chains
+            .iter()
+            .any(|c| c.lp.iter().any(|v| v.is_finite()));
+        let with_lp = |mut v: Vec<Plotted>| {
+            if lp_drawn {
+                v.push(Plotted::Lp);
+            }
+            v
+        };
+        match self {
+            PlotSelection::None => Vec::new(),
+            PlotSelection::All => with_lp((0..run.names.len()).map(Plotted::Quantity).collect()),
+            PlotSelection::Slowest(n) => {
+                let mut by_ess: Vec<(usize, f64)> = (0..run.names.len())
+                    .map(|j| {
+                        let chains = run.chains_of(j);
+                        let slices: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
+                        let ess = ess_bulk(&slices);
+                        (j, if ess.is_nan() { f64::NEG_INFINITY } else { ess })
+                    })
+                    .collect();
+                by_ess.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+                with_lp(
+                    by_ess
+                        .into_iter()
+                        .take(*n)
+                        .map(|(j, _)| Plotted::Quantity(j))
+                        .collect(),
+                )
+            }
+            PlotSelection::Names(names) => names
+                .iter()
+                .filter_map(|name| {
+                    if name == LP_NAME {
+                        Some(Plotted::Lp)
+                    } else {
+                        run.names
+                            .iter()
+                            .position(|n| n == name)
+                            .map(Plotted::Quantity)
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One plotted quantity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plotted {
+    Quantity(usize),
+    Lp,
+}
+
+/// Four charts for each quantity `selection` picks (see [`PlotSelection`]):
 ///
 /// * `trace_<name>`: the draws against their index, one line per chain;
 /// * `autocorrelation_<name>`: [`autocorrelation`] at lags 0..=[`MAX_LAG`],
 ///   one line per chain;
 /// * `density_<name>`: a histogram of all chains' draws, scaled to a
 ///   density, and, when `known` says the marginals are Gaussian, the true
-///   N(mean, sd²) density as a dashed line.
+///   N(mean, sd²) density as a dashed line;
+/// * `rank_<name>`: the rank plot of Vehtari et al. (2021): every draw ranked
+///   among all chains' draws, one histogram of ranks per chain (a line through
+///   the bin counts) and the count every bin has on average when the chains
+///   mix (dashed). Chains that sample the same distribution give flat lines.
 ///
+/// `lp__` gets the same four charts (without a true density).
 /// File stems use the name with every character other than letters, digits,
-/// `-` and `_` replaced by `_` (`w[1]` → `trace_w_1`).
+/// `-` and `_` replaced by `_` (`w[1]` → `trace_w_1`, `lp__` → `trace_lp`).
 ///
 /// ```
 /// use qnmc_host::draws::{ChainDraws, RunDraws};
-/// use qnmc_host::output::run_charts;
+/// use qnmc_host::output::{PlotSelection, run_charts};
 ///
 /// let run = RunDraws {
 ///     names: vec!["w[1]".into(), "w[2]".into()],
@@ -40,30 +168,43 @@ pub const MAX_TRACE_POINTS: usize = 2000;
 ///     }],
 ///     ..RunDraws::default()
 /// };
-/// let charts = run_charts(&run, None, 1);
+/// let charts = run_charts(&run, None, &PlotSelection::Names(vec!["w[2]".into()]));
 /// let stems: Vec<&str> = charts.iter().map(|c| c.file_stem.as_str()).collect();
-/// assert_eq!(stems, ["trace_w_1", "autocorrelation_w_1", "density_w_1"]);
+/// assert_eq!(stems, ["trace_w_2", "autocorrelation_w_2", "density_w_2", "rank_w_2"]);
 /// ```
 pub fn run_charts(
     run: &RunDraws,
     known: Option<&KnownPosterior>,
-    max_quantities: usize,
+    selection: &PlotSelection,
 ) -> Vec<Chart> {
     let mut charts = Vec::new();
     let mut stems = HashSet::new();
-    for (j, name) in run.names.iter().enumerate().take(max_quantities) {
+    for plotted in selection.resolve(run) {
+        let (name, chains, truth) = match plotted {
+            Plotted::Quantity(j) => {
+                let truth = known
+                    .filter(|k| k.gaussian_marginals)
+                    .and_then(|k| Some((*k.mean.get(j)?, *k.sd.get(j)?)));
+                (run.names[j].as_str(), run.chains_of(j), truth)
+            }
+            Plotted::Lp => (
+                LP_NAME,
+                run.chains.iter().map(|c| c.lp.clone()).collect(),
+                None,
+            ),
+        };
         let mut stem = file_safe(name);
         if !stems.insert(stem.clone()) {
-            stem = format!("{stem}_{}", j + 1);
-            stems.insert(stem.clone());
+            let mut k = 2;
+            while !stems.insert(format!("{stem}_{k}")) {
+                k += 1;
+            }
+            stem = format!("{stem}_{k}");
         }
-        let chains = run.chains_of(j);
         charts.push(trace_chart(name, &stem, &chains, run));
         charts.push(autocorrelation_chart(name, &stem, &chains, run));
-        let truth = known
-            .filter(|k| k.gaussian_marginals)
-            .and_then(|k| Some((*k.mean.get(j)?, *k.sd.get(j)?)));
         charts.push(density_chart(name, &stem, &chains, truth));
+        charts.push(rank_chart(name, &stem, &chains, run));
     }
     charts
 }
@@ -99,6 +240,7 @@ fn trace_chart(name: &str, stem: &str, chains: &[Vec<f64>], run: &RunDraws) -> C
         x_scale: Scale::Linear,
         y_scale: Scale::Linear,
         series,
+        categories: Vec::new(),
     }
 }
 
@@ -127,6 +269,7 @@ fn autocorrelation_chart(name: &str, stem: &str, chains: &[Vec<f64>], run: &RunD
         x_scale: Scale::Linear,
         y_scale: Scale::Linear,
         series,
+        categories: Vec::new(),
     }
 }
 
@@ -172,6 +315,64 @@ fn density_chart(name: &str, stem: &str, chains: &[Vec<f64>], truth: Option<(f64
         x_scale: Scale::Linear,
         y_scale: Scale::Linear,
         series,
+        categories: Vec::new(),
+    }
+}
+
+/// Number of rank bins of a rank chart with `per_chain` draws in each chain:
+/// 20, fewer for short chains (about 5 draws per bin at least).
+fn rank_bins(per_chain: usize) -> usize {
+    (per_chain / 5).clamp(1, 20)
+}
+
+fn rank_chart(name: &str, stem: &str, chains: &[Vec<f64>], run: &RunDraws) -> Chart {
+    // Rank every draw among all draws (ties by chain and position, which
+    // keeps ranks distinct); non-finite draws are left out.
+    let mut pooled: Vec<(f64, usize)> = chains
+        .iter()
+        .enumerate()
+        .flat_map(|(k, c)| c.iter().filter(|v| v.is_finite()).map(move |&v| (v, k)))
+        .collect();
+    pooled.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total = pooled.len();
+    let per_chain = chains.iter().map(Vec::len).max().unwrap_or(0);
+    let bins = rank_bins(per_chain);
+    let mut counts = vec![vec![0usize; bins]; chains.len()];
+    for (rank, &(_, k)) in pooled.iter().enumerate() {
+        let b = (rank * bins / total.max(1)).min(bins - 1);
+        counts[k][b] += 1;
+    }
+    let centre = |b: usize| (b as f64 + 0.5) * total as f64 / bins as f64;
+    let mut series: Vec<Series> = counts
+        .iter()
+        .enumerate()
+        .map(|(k, c)| Series {
+            label: chain_label(run, k),
+            points: c
+                .iter()
+                .enumerate()
+                .map(|(b, &n)| (centre(b), n as f64))
+                .collect(),
+            style: SeriesStyle::Line,
+        })
+        .collect();
+    if total > 0 && !chains.is_empty() {
+        let expected = total as f64 / chains.len() as f64 / bins as f64;
+        series.push(Series {
+            label: "uniform (chains agree)".into(),
+            points: vec![(0.0, expected), (total as f64, expected)],
+            style: SeriesStyle::Dashed,
+        });
+    }
+    Chart {
+        file_stem: format!("rank_{stem}"),
+        title: format!("Rank plot of {name} ({}): {bins} bins", run.sampler),
+        x_label: "rank among all chains' draws".into(),
+        y_label: "draws per bin".into(),
+        x_scale: Scale::Linear,
+        y_scale: Scale::Linear,
+        series,
+        categories: Vec::new(),
     }
 }
 
@@ -230,10 +431,11 @@ mod tests {
     use crate::output::test_runs::{gaussian_run, known_standard_normal};
 
     #[test]
-    fn three_charts_per_quantity_with_one_series_per_chain() {
+    fn four_charts_per_quantity_with_one_series_per_chain() {
         let run = gaussian_run(3, 400, 4, 5);
-        let charts = run_charts(&run, Some(&known_standard_normal(4)), 2);
-        assert_eq!(charts.len(), 6);
+        let first_two = PlotSelection::Names(vec!["x[1]".into(), "x[2]".into()]);
+        let charts = run_charts(&run, Some(&known_standard_normal(4)), &first_two);
+        assert_eq!(charts.len(), 8);
         let trace = &charts[0];
         assert_eq!(trace.file_stem, "trace_x_1");
         assert_eq!(trace.series.len(), 3);
@@ -255,7 +457,98 @@ mod tests {
             "{peak}"
         );
         // Without a known posterior there is no dashed line.
-        assert_eq!(run_charts(&run, None, 1)[2].series.len(), 1);
+        assert_eq!(run_charts(&run, None, &first_two)[2].series.len(), 1);
+    }
+
+    #[test]
+    fn the_default_plots_the_slowest_mixing_quantities_and_lp() {
+        // x[3] of every chain becomes a slow random walk, x[5] is frozen in
+        // chain 2: by bulk ESS they are the slowest two, x[5] (no ESS) first.
+        let mut run = gaussian_run(4, 400, 6, 3);
+        for (c, chain) in run.chains.iter_mut().enumerate() {
+            let mut walk = 0.0;
+            for i in 0..400 {
+                walk += 0.05 * chain.values[i * 6 + 2];
+                chain.values[i * 6 + 2] = walk;
+                if c == 1 {
+                    chain.values[i * 6 + 4] = 1.0;
+                }
+            }
+        }
+        let stems_of = |run: &RunDraws, sel: &PlotSelection| -> Vec<String> {
+            run_charts(run, None, sel)
+                .into_iter()
+                .filter(|c| c.file_stem.starts_with("trace_"))
+                .map(|c| c.file_stem)
+                .collect()
+        };
+        let stems = |sel: &PlotSelection| stems_of(&run, sel);
+        assert_eq!(
+            stems(&PlotSelection::Slowest(2)),
+            ["trace_x_5", "trace_x_3", "trace_lp"]
+        );
+        assert_eq!(stems(&PlotSelection::default()).len(), DEFAULT_PLOTTED + 1);
+        assert_eq!(stems(&PlotSelection::All).len(), 7);
+        assert!(stems(&PlotSelection::None).is_empty());
+        let chosen = PlotSelection::from_words(&["lp__".into(), "x[6]".into(), "lp__".into()]);
+        assert_eq!(stems(&chosen), ["trace_lp", "trace_x_6"]);
+        // Without a finite lp__ (not computed) there is no lp__ chart.
+        for chain in &mut run.chains {
+            chain.lp.iter_mut().for_each(|v| *v = f64::NAN);
+        }
+        assert_eq!(stems_of(&run, &PlotSelection::Slowest(1)), ["trace_x_5"]);
+    }
+
+    #[test]
+    fn plot_words_and_names_are_checked() {
+        assert_eq!(PlotSelection::from_words(&[]), PlotSelection::default());
+        assert_eq!(
+            PlotSelection::from_words(&["all".into()]),
+            PlotSelection::All
+        );
+        assert_eq!(
+            PlotSelection::from_words(&["none".into()]),
+            PlotSelection::None
+        );
+        let names: Vec<String> = vec!["a".into(), "b".into()];
+        let sel = PlotSelection::from_words(&["b".into(), "lp__".into()]);
+        assert!(sel.validate(&names).is_ok());
+        let err = PlotSelection::from_words(&["c".into()])
+            .validate(&names)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "--plot: no quantity named `c`; the quantities are a, b, lp__ (or `all`, `none`)"
+        );
+    }
+
+    #[test]
+    fn rank_plots_are_flat_for_mixed_chains_and_split_for_stuck_ones() {
+        let run = gaussian_run(4, 1000, 1, 11);
+        let sel = PlotSelection::Names(vec!["x[1]".into()]);
+        let rank = run_charts(&run, None, &sel).pop().unwrap();
+        assert_eq!(rank.file_stem, "rank_x_1");
+        assert_eq!(rank.series.len(), 5);
+        let expected = rank.series[4].points[0].1;
+        assert_eq!(expected, 1000.0 / 20.0);
+        let total: f64 = rank.series[..4]
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1))
+            .sum();
+        assert_eq!(total, 4000.0);
+        // Mixed: every bin count within 5 binomial sd (sd ≈ 6.9) of 50.
+        for s in &rank.series[..4] {
+            for p in &s.points {
+                assert!((p.1 - expected).abs() < 35.0, "{p:?}");
+            }
+        }
+        // Chain 1 shifted up by 10: it holds every top rank, none below.
+        let mut shifted = run.clone();
+        shifted.chains[0].values.iter_mut().for_each(|v| *v += 10.0);
+        let rank = run_charts(&shifted, None, &sel).pop().unwrap();
+        let chain1: Vec<f64> = rank.series[0].points.iter().map(|p| p.1).collect();
+        assert!(chain1[..15].iter().all(|&n| n == 0.0), "{chain1:?}");
+        assert!(chain1[15..].iter().all(|&n| n == 200.0), "{chain1:?}");
     }
 
     #[test]
@@ -278,8 +571,9 @@ mod tests {
     #[test]
     fn long_traces_are_thinned_and_degenerate_input_is_fine() {
         let run = gaussian_run(1, 5000, 1, 2);
-        let charts = run_charts(&run, None, 10);
-        assert_eq!(charts.len(), 3);
+        let charts = run_charts(&run, None, &PlotSelection::Slowest(10));
+        // x[1] and lp__.
+        assert_eq!(charts.len(), 8);
         assert!(charts[0].series[0].points.len() <= MAX_TRACE_POINTS);
         assert_eq!(histogram_density(&[]), vec![]);
         assert_eq!(histogram_density(&[2.0, 2.0]), vec![(2.0, 1.0)]);
@@ -293,7 +587,7 @@ mod tests {
         assert_eq!(file_safe("[]"), "quantity");
         let mut run = gaussian_run(1, 20, 2, 1);
         run.names = vec!["w[1]".into(), "w_1".into()];
-        let charts = run_charts(&run, None, 2);
-        assert_eq!(charts[3].file_stem, "trace_w_1_2");
+        let charts = run_charts(&run, None, &PlotSelection::All);
+        assert_eq!(charts[4].file_stem, "trace_w_1_2");
     }
 }

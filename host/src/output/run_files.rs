@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use super::{
-    OutputDir, OutputError, cmdstan_csv, render_chart, run_charts, summary_json, summary_table,
+    OutputDir, OutputError, PlotSelection, cmdstan_csv, render_chart, run_charts, summary_json,
+    summary_table,
 };
 use crate::draws::RunDraws;
 use crate::model::KnownPosterior;
@@ -23,8 +24,10 @@ pub const SUMMARY_TEXT_FILE: &str = "summary.txt";
 /// [`chain_file_name`] for each chain ([`cmdstan_csv`]),
 /// [`SUMMARY_JSON_FILE`] ([`summary_json`]), [`SUMMARY_TEXT_FILE`]
 /// ([`summary_table`]) and, unless `max_plotted_quantities` is 0, the SVG and
-/// PNG of each of [`run_charts`]. Does not call [`OutputDir::finish`]: the
-/// caller does once everything it writes is there.
+/// PNG of each of [`run_charts`] for the `max_plotted_quantities`
+/// slowest-mixing quantities and `lp__` ([`PlotSelection::Slowest`]; see
+/// [`write_run_files_plotting`] for any other choice). Does not call
+/// [`OutputDir::finish`]: the caller does once everything it writes is there.
 ///
 /// ```
 /// use qnmc_host::draws::{ChainDraws, RunDraws};
@@ -49,6 +52,21 @@ pub fn write_run_files(
     dir: &OutputDir,
     max_plotted_quantities: usize,
 ) -> Result<Vec<PathBuf>, OutputError> {
+    let plots = if max_plotted_quantities == 0 {
+        PlotSelection::None
+    } else {
+        PlotSelection::Slowest(max_plotted_quantities)
+    };
+    write_run_files_plotting(run, known, dir, &plots)
+}
+
+/// [`write_run_files`] with the charts of the quantities `plots` selects.
+pub fn write_run_files_plotting(
+    run: &RunDraws,
+    known: Option<&KnownPosterior>,
+    dir: &OutputDir,
+    plots: &PlotSelection,
+) -> Result<Vec<PathBuf>, OutputError> {
     let mut written = Vec::new();
     for (k, chain) in run.chains.iter().enumerate() {
         written.push(dir.write(
@@ -58,7 +76,7 @@ pub fn write_run_files(
     }
     written.push(dir.write(SUMMARY_JSON_FILE, summary_json(run, known).as_bytes())?);
     written.push(dir.write(SUMMARY_TEXT_FILE, summary_table(run, known).as_bytes())?);
-    for chart in run_charts(run, known, max_plotted_quantities) {
+    for chart in run_charts(run, known, plots) {
         written.extend(render_chart(&chart, dir)?);
     }
     Ok(written)
@@ -78,14 +96,14 @@ mod tests {
         let run = gaussian_run(2, 100, 3, 6);
         let dir = OutputDir::create(&folder, false).unwrap();
         let written = write_run_files(&run, Some(&known_standard_normal(3)), &dir, 1).unwrap();
-        // 2 CSVs, 2 summaries, 3 charts × (SVG + PNG).
-        assert_eq!(written.len(), 2 + 2 + 6);
+        // 2 CSVs, 2 summaries, 4 charts × (SVG + PNG) for x[k] and lp__.
+        assert_eq!(written.len(), 2 + 2 + 16);
         let csv = std::fs::read_to_string(folder.join("chain_2.csv")).unwrap();
         let back = read_cmdstan_csv(&csv).unwrap();
         assert_eq!(back.column("x.3").unwrap(), run.chains_of(2)[1]);
         let json = std::fs::read_to_string(folder.join(SUMMARY_JSON_FILE)).unwrap();
         assert!(json.contains("\"z_mean\""));
-        assert!(folder.join("density_x_1.png").exists());
+        assert!(folder.join("density_lp.png").exists() && folder.join("rank_lp.png").exists());
         // A second write into the same folder without force is refused.
         assert!(write_run_files(&run, None, &dir, 0).is_err());
         dir.finish().unwrap();

@@ -52,6 +52,9 @@ pub struct ChainSummary {
     pub warmup_seconds: f64,
     /// Sampling wall time, seconds.
     pub sampling_seconds: f64,
+    /// Seconds spent on `lp__` full-data passes after minibatch steps (not
+    /// in `sampling_seconds` nor in ESS per second).
+    pub lp_seconds: f64,
     /// Smallest single-chain bulk ESS over the quantities.
     pub min_ess_bulk: f64,
     /// `min_ess_bulk` per second of warm-up plus sampling.
@@ -164,6 +167,7 @@ fn summarize_chain(chain: &ChainDraws, quantities: usize) -> ChainSummary {
         warmup_draws: chain.warmup_draws,
         warmup_seconds: chain.warmup_seconds,
         sampling_seconds: chain.sampling_seconds,
+        lp_seconds: chain.lp_seconds,
         min_ess_bulk,
         ess_per_second: ratio(min_ess_bulk, seconds),
         ess_per_gradient: ratio(min_ess_bulk, chain.gradient_evaluations as f64),

@@ -134,6 +134,7 @@ fn chain(c: &ChainSummary) -> Value {
         "warmup_draws": c.warmup_draws,
         "warmup_seconds": number(c.warmup_seconds),
         "sampling_seconds": number(c.sampling_seconds),
+        "lp_seconds": number(c.lp_seconds),
         "min_ess_bulk": number(c.min_ess_bulk),
         "ess_per_second": number(c.ess_per_second),
         "ess_per_gradient": number(c.ess_per_gradient),

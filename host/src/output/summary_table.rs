@@ -94,10 +94,15 @@ pub fn summary_table(run: &RunDraws, known: Option<&KnownPosterior>) -> String {
 
     let _ = writeln!(out);
     for c in &summary.chains {
+        let lp = if c.lp_seconds > 0.0 {
+            format!(" (+ {:.3} s for lp__, not counted)", c.lp_seconds)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
             "chain {}: acceptance {}, {} divergent, step size {}, {} gradients, \
-             {:.3} s warm-up + {:.3} s sampling",
+             {:.3} s warm-up + {:.3} s sampling{lp}",
             c.chain_id,
             significant(c.acceptance_mean),
             c.divergences,

@@ -41,6 +41,7 @@ pub(crate) fn gaussian_run(chains: usize, draws: usize, quantities: usize, seed:
                 values,
                 warmup_draws: 100,
                 warmup_seconds: 0.5,
+                lp_seconds: 0.0,
                 sampling_seconds: 1.0,
                 gradient_evaluations: 10 * draws as u64,
             }

@@ -371,6 +371,7 @@ pub fn run(options: &ReproduceOptions) -> Reproduction {
                 style: SeriesStyle::Line,
             })
             .collect(),
+        categories: Vec::new(),
     };
     let density_chart = Chart {
         file_stem: "amagold-fig1-densities".into(),
@@ -380,6 +381,7 @@ pub fn run(options: &ReproduceOptions) -> Reproduction {
         x_scale: Scale::Linear,
         y_scale: Scale::Linear,
         series: densities,
+        categories: Vec::new(),
     };
     Reproduction {
         name: "amagold-fig1".into(),

@@ -312,6 +312,7 @@ fn chart(panel: &Panel, by_time: bool) -> Chart {
                 style: SeriesStyle::Line,
             })
             .collect(),
+        categories: Vec::new(),
     }
 }
 

@@ -469,6 +469,7 @@ fn charts(rows: &[Row]) -> Vec<Chart> {
                 style: SeriesStyle::Line,
             })
             .collect(),
+        categories: Vec::new(),
     };
     let burn = Chart {
         file_stem: "qnhmc-table1-burn-in".to_string(),
@@ -493,6 +494,7 @@ fn charts(rows: &[Row]) -> Vec<Chart> {
                 }
             })
             .collect(),
+        categories: Vec::new(),
     };
     vec![acf, burn]
 }

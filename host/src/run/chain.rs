@@ -381,6 +381,9 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
     let warmup_clock = Instant::now();
     let mut sampling_clock = Instant::now();
     let mut unreported = 0u64;
+    let lp_mode = s.lp_mode(job.model.data_size());
+    let mut lp_seconds = 0.0;
+    let mut kept = 0usize;
     // Warm-up iterations done; a sampler with its own warm-up (NUTS) may end
     // it before `--warmup` (then the progress bar skips the rest).
     let mut warmup_done: Option<usize> = None;
@@ -422,12 +425,23 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
         }
         if warmup_done.is_some() && (sampled + 1) % s.thin == 0 {
             let x = sampler.position();
+            // Minibatch samplers never compute the full-data U: lp__ costs a
+            // full pass, timed apart from sampling; NaN when not computed.
             let u_padded = match sampler.potential() {
-                Some(u) => u,
-                None => target.potential_and_gradient(x, &mut gradient),
+                Some(u) => Some(u),
+                None if lp_mode.computes(kept) => {
+                    let clock = Instant::now();
+                    let u = target.potential_and_gradient(x, &mut gradient);
+                    lp_seconds += clock.elapsed().as_secs_f64();
+                    Some(u)
+                }
+                None => None,
             };
+            kept += 1;
             let auxiliary: f64 = x[n..].iter().map(|v| 0.5 * v * v).sum();
-            chain.lp.push(-(u_padded - auxiliary));
+            chain
+                .lp
+                .push(u_padded.map_or(f64::NAN, |u| -(u - auxiliary)));
             chain.accept_stat.push(stats.acceptance_probability);
             chain.step_size.push(stats.step_size);
             chain.n_leapfrog.push(stats.gradient_evaluations);
@@ -443,6 +457,7 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
         }
     }
     job.progress.advance(unreported);
-    chain.sampling_seconds = sampling_clock.elapsed().as_secs_f64();
+    chain.lp_seconds = lp_seconds;
+    chain.sampling_seconds = (sampling_clock.elapsed().as_secs_f64() - lp_seconds).max(0.0);
     Ok(())
 }

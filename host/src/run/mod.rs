@@ -68,8 +68,8 @@ pub use reference::{ReferenceSettings, reference_posterior};
 pub use sampler_kind::{SamplerKind, UnknownSampler};
 pub use samplers::{ENSEMBLE_MEMORY, ENSEMBLE_WALKERS};
 pub use settings::{
-    DEFAULT_NUTS_METRIC, HAMCMC_MEMORY_SIZES, MAX_QNHMC_MEMORY, RunSettings, chain_seed,
-    default_step_size,
+    DEFAULT_NUTS_METRIC, HAMCMC_MEMORY_SIZES, LP_AUTO_MAX_DATA, LpMode, MAX_QNHMC_MEMORY,
+    RunSettings, chain_seed, default_step_size,
 };
 
 use chain::ChainJob;
@@ -331,5 +331,7 @@ fn describe(
     out
 }
 
+#[cfg(test)]
+mod lp_tests;
 #[cfg(test)]
 mod tests;

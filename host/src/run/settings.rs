@@ -80,6 +80,13 @@ pub struct RunSettings {
     /// chains did not mix; with the newest pair's γ the same memory is within
     /// a factor 0.8–4.4 of the posterior covariance in every direction.
     pub gamma: Option<InitialScaling<f64>>,
+    /// When samplers that never compute the full-data U (the minibatch
+    /// samplers: SGLD, pSGLD, SGRLD, SGHMC, SGNHT, SGRHMC, HAMCMC) spend a
+    /// full-data pass on `lp__` for a kept draw. `None`: [`LpMode::Full`] up
+    /// to [`LP_AUTO_MAX_DATA`] data points, [`LpMode::None`] above (there
+    /// the pass costs far more than the step). The time it takes is kept out
+    /// of `sampling_seconds` (and so of ESS/s) and reported as `lp_seconds`.
+    pub lp: Option<LpMode>,
     /// Minibatch size of the stochastic-gradient samplers and AMAGOLD. `None`:
     /// 10% of the data, at least 32 (all of it when smaller), for targets with
     /// data; ignored by targets without.
@@ -131,7 +138,71 @@ impl Default for RunSettings {
             init_radius: 2.0,
             metric: None,
             max_tree_depth: None,
+            lp: None,
         }
+    }
+}
+
+/// Data sizes up to which minibatch samplers compute `lp__` by default.
+pub const LP_AUTO_MAX_DATA: usize = 10_000;
+
+/// Which kept draws of a minibatch sampler get `lp__` (a full-data pass);
+/// the others hold NaN ("not computed").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LpMode {
+    /// Every kept draw.
+    Full,
+    /// None.
+    None,
+    /// Every n-th kept draw (the 1st, (n+1)-th, …).
+    Every(usize),
+}
+
+impl LpMode {
+    /// The mode `--lp` names: `full`, `none`, or `every N` (N ≥ 1).
+    ///
+    /// ```
+    /// use qnmc_host::run::LpMode;
+    /// assert_eq!(LpMode::from_words(&["every", "10"]).unwrap(), LpMode::Every(10));
+    /// assert_eq!(LpMode::from_words(&["none"]).unwrap(), LpMode::None);
+    /// assert!(LpMode::from_words(&["every", "0"]).is_err());
+    /// ```
+    pub fn from_words<S: AsRef<str>>(words: &[S]) -> Result<Self, String> {
+        let words: Vec<&str> = words.iter().map(AsRef::as_ref).collect();
+        match words.as_slice() {
+            ["full"] => Ok(LpMode::Full),
+            ["none"] => Ok(LpMode::None),
+            ["every", n] => match n.parse::<usize>() {
+                Ok(n) if n >= 1 => Ok(LpMode::Every(n)),
+                _ => Err(format!(
+                    "--lp every N: N must be a whole number >= 1, got `{n}`"
+                )),
+            },
+            _ => Err(format!(
+                "--lp takes `full`, `none` or `every N`, got `{}`",
+                words.join(" ")
+            )),
+        }
+    }
+
+    /// Whether kept draw `k` (0-based) gets `lp__`.
+    pub fn computes(self, k: usize) -> bool {
+        match self {
+            LpMode::Full => true,
+            LpMode::None => false,
+            LpMode::Every(n) => k % n.max(1) == 0,
+        }
+    }
+}
+
+impl RunSettings {
+    /// The [`LpMode`] of a minibatch sampler on a model with `data_size`
+    /// data points: [`lp`](Self::lp), or the automatic choice.
+    pub fn lp_mode(&self, data_size: Option<usize>) -> LpMode {
+        self.lp.unwrap_or(match data_size {
+            Some(n) if n > LP_AUTO_MAX_DATA => LpMode::None,
+            _ => LpMode::Full,
+        })
     }
 }
 
@@ -152,6 +223,15 @@ impl RunSettings {
         }
         if self.thin == 0 {
             return Err("--thin must be at least 1".into());
+        }
+        if self.lp.is_some() && (sampler.is_exact() || !sampler.uses_minibatches()) {
+            return Err(format!(
+                "--lp applies to the minibatch samplers without a Metropolis test (hamcmc, sgld, \
+                 psgld, sgrld, sghmc, sgnht, sgrhmc); {sampler} has lp__ at no extra cost"
+            ));
+        }
+        if let Some(LpMode::Every(0)) = self.lp {
+            return Err("--lp every N: N must be at least 1".into());
         }
         if let Some(e) = self.step_size {
             if !(e.is_finite() && e > 0.0) {

@@ -49,8 +49,8 @@ pub use gaussian_covariance::{GaussianCovariance, SYMMETRY_TOLERANCE};
 pub use linear_gaussian::{LinearGaussian, LinearGaussianError, LinearGaussianModel, Posterior};
 pub use logistic_regression::LogisticRegression;
 pub use logreg::{
-    CsvOptions, LabelMapping, LogisticRegressionModel, LogregDataset, PAPER_PRIOR_VARIANCE,
-    UnknownDataset,
+    CsvOptions, DataDescription, LabelMapping, LogisticRegressionModel, LogregDataset, Missing,
+    PAPER_PRIOR_VARIANCE, UnknownDataset,
 };
 pub use posteriordb::{Posteriordb, PosteriordbPosterior, ReferenceSummary, UnknownPosterior};
 pub use recipe_toys::{

@@ -18,9 +18,13 @@ impl Covariates {
 }
 
 /// (x − mean)/sd for every column, sd with the N − 1 denominator (the RMHMC
-/// authors' scheme). A column that is constant cannot be standardised: an
-/// error about `source` naming the column.
-pub(crate) fn standardize(covariates: &mut Covariates, source: &Path) -> Result<(), InputError> {
+/// authors' scheme); returns each column's (mean, sd). A column that is
+/// constant cannot be standardised: an error about `source` naming the column.
+pub(crate) fn standardize(
+    covariates: &mut Covariates,
+    source: &Path,
+) -> Result<Vec<(f64, f64)>, InputError> {
+    let mut moments = Vec::with_capacity(covariates.columns.len());
     for (name, column) in covariates.names.iter().zip(&mut covariates.columns) {
         let n = column.len() as f64;
         let mean = column.iter().sum::<f64>() / n;
@@ -39,8 +43,9 @@ pub(crate) fn standardize(covariates: &mut Covariates, source: &Path) -> Result<
         for x in column.iter_mut() {
             *x = (*x - mean) / sd;
         }
+        moments.push((mean, sd));
     }
-    Ok(())
+    Ok(moments)
 }
 
 /// [x₁, x₂, …] → [x₁, x₂, …, x₁², x₂², …, x₁³, x₂³, …] (Ripley: 2 → 6 columns).
@@ -63,7 +68,7 @@ pub(crate) fn cubic_expansion(covariates: &Covariates) -> Covariates {
 /// The row-major design matrix [1, X] (or X), its width, and column names
 /// (`(intercept)` first when present).
 pub(crate) fn design_matrix(
-    covariates: &Covariates,
+    covariates: Covariates,
     intercept: bool,
 ) -> (Vec<f64>, usize, Vec<String>) {
     let width = covariates.columns.len() + usize::from(intercept);
@@ -79,6 +84,6 @@ pub(crate) fn design_matrix(
     if intercept {
         names.push("(intercept)".to_owned());
     }
-    names.extend(covariates.names.iter().cloned());
+    names.extend(covariates.names);
     (design, width, names)
 }

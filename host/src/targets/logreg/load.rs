@@ -1,10 +1,13 @@
 //! Building a [`LogisticRegressionModel`] from a named data set or a CSV file.
 
 use super::design::{Covariates, cubic_expansion, design_matrix, standardize};
-use super::labels::{LabelCell, map_labels};
-use super::model::Parts;
+use super::labels::LabelColumn;
+use super::model::{DataDescription, Parts};
 use super::{LogisticRegressionModel, LogregDataset};
-use crate::input::{InputError, InputErrorKind, Table, TableFormat, parse_table, read_table};
+use crate::input::{
+    InputError, InputErrorKind, Records, Separator, Table, TableFormat, parse_table, read_table,
+};
+use std::io::BufReader;
 use std::path::Path;
 
 const GERMAN: &str = include_str!("../../../data/german_credit/german.data-numeric");
@@ -28,6 +31,49 @@ pub struct CsvOptions {
     pub intercept: bool,
     /// Prior variance v of w ~ N(0, v·I).
     pub prior_variance: f64,
+    /// Field separator (default `,`).
+    pub separator: Separator,
+    /// Columns left out (header names); each must exist.
+    pub drop_columns: Vec<String>,
+    /// What to do with a missing value (an empty cell or `NA`, any case) in
+    /// a column that is used.
+    pub missing: Missing,
+}
+
+/// What to do with missing values (empty cells, `NA`) in a CSV fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Missing {
+    /// Refuse the file, naming the first missing cell (the default).
+    #[default]
+    Error,
+    /// Leave out every row with a missing value in a used column (counted
+    /// and recorded in `model.json`).
+    Drop,
+}
+
+impl std::str::FromStr for Missing {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "error" => Ok(Missing::Error),
+            "drop" => Ok(Missing::Drop),
+            _ => Err(format!("expected `error` or `drop`, got `{s}`")),
+        }
+    }
+}
+
+impl std::fmt::Display for Missing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Missing::Error => "error",
+            Missing::Drop => "drop",
+        })
+    }
+}
+
+/// `true` for a cell that means "no value": empty, or `NA` in any case.
+fn is_missing(cell: &str) -> bool {
+    cell.is_empty() || cell.eq_ignore_ascii_case("na")
 }
 
 impl CsvOptions {
@@ -39,19 +85,27 @@ impl CsvOptions {
             standardize: true,
             intercept: true,
             prior_variance: PAPER_PRIOR_VARIANCE,
+            separator: Separator::Comma,
+            drop_columns: Vec::new(),
+            missing: Missing::Error,
         }
     }
 }
 
-/// Covariates and label cells taken out of one or more tables.
+/// Covariates and labels taken out of one or more tables.
 struct Extracted {
     covariates: Covariates,
-    labels: Vec<LabelCell>,
+    labels: LabelColumn,
 }
 
 /// Splits `table` into covariate columns (all but `label` and `dropped`) and
-/// label cells; `names` are the covariate names when the table has no header.
-fn extract(table: &Table, label: usize, dropped: Option<usize>) -> Result<Extracted, InputError> {
+/// label cells (added to `labels`, or to a new label column).
+fn extract(
+    table: &Table,
+    label: usize,
+    dropped: Option<usize>,
+    labels: Option<LabelColumn>,
+) -> Result<Extracted, InputError> {
     let keep: Vec<usize> = (0..table.width())
         .filter(|&c| c != label && Some(c) != dropped)
         .collect();
@@ -64,33 +118,36 @@ fn extract(table: &Table, label: usize, dropped: Option<usize>) -> Result<Extrac
         .collect();
     let columns = keep
         .iter()
-        .map(|&c| table.numeric_column(c))
-        .collect::<Result<Vec<_>, _>>()?;
-    let labels = (0..table.len())
-        .map(|row| LabelCell {
-            text: table.cell(row, label).to_owned(),
-            file: table.source().to_path_buf(),
-            line: table.line(row),
-            column: label + 1,
+        .map(|&c| {
+            let column = table.numeric_column(c)?;
+            match column.iter().position(|v| !v.is_finite()) {
+                Some(row) => Err(not_finite(table, row, c)),
+                None => Ok(column),
+            }
         })
-        .collect();
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut labels = labels
+        .unwrap_or_else(|| LabelColumn::new(table.source(), label + 1, table.column_label(label)));
+    for row in 0..table.len() {
+        labels.push(table.cell(row, label), table.line(row))?;
+    }
     Ok(Extracted {
         covariates: Covariates { names, columns },
         labels,
     })
 }
 
-/// Appends `more` below `all` (same columns, checked by the caller).
-fn append(all: &mut Extracted, more: Extracted) {
-    for (column, extra) in all
-        .covariates
-        .columns
-        .iter_mut()
-        .zip(more.covariates.columns)
-    {
-        column.extend(extra);
-    }
-    all.labels.extend(more.labels);
+fn not_finite(table: &Table, row: usize, column: usize) -> InputError {
+    table.error_at(
+        row,
+        column,
+        InputErrorKind::NotANumber,
+        format!(
+            "cell {:?} in {} is not a finite number",
+            table.cell(row, column),
+            table.column_label(column)
+        ),
+    )
 }
 
 /// The index of R's row-name column, if the first column is one.
@@ -103,25 +160,30 @@ fn row_names_column(table: &Table) -> Option<usize> {
 struct Assembly<'a> {
     name: String,
     source: &'a Path,
-    label_column: String,
     standardize: bool,
     cubic: bool,
     intercept: bool,
     prior_variance: f64,
+    /// What `model.json` says about the data (the covariates and
+    /// standardisation are filled in here).
+    data: DataDescription,
 }
 
 impl Assembly<'_> {
     fn build(self, data: Extracted) -> Result<LogisticRegressionModel, InputError> {
-        let (labels, label_mapping) = map_labels(&data.labels, &self.label_column)?;
+        let mut description = self.data;
+        description.rows = data.labels.len();
+        let (labels, label_mapping) = data.labels.map()?;
         let mut covariates = if self.cubic {
             cubic_expansion(&data.covariates)
         } else {
             data.covariates
         };
         if self.standardize {
-            standardize(&mut covariates, self.source)?;
+            description.standardization = Some(standardize(&mut covariates, self.source)?);
         }
-        let (design, dimension, column_names) = design_matrix(&covariates, self.intercept);
+        description.covariates = covariates.names.clone();
+        let (design, dimension, column_names) = design_matrix(covariates, self.intercept);
         if dimension == 0 {
             return Err(InputError::new(
                 self.source,
@@ -148,6 +210,7 @@ impl Assembly<'_> {
             column_names,
             intercept: self.intercept,
             label_mapping,
+            data: description,
         }))
     }
 }
@@ -170,11 +233,11 @@ impl LogisticRegressionModel {
         let source = Path::new("<built-in>").join(file);
         let table = parse_table(text, &source, format).ok()?;
         let label = table.width() - 1;
-        let data = extract(&table, label, None).ok()?;
+        let data = extract(&table, label, None, None).ok()?;
         Assembly {
             name: dataset.target_name(),
             source: &source,
-            label_column: format!("column {}", label + 1),
+            data: DataDescription::new(&source, &format!("column {}", label + 1)),
             standardize: true,
             cubic: false,
             intercept: true,
@@ -222,15 +285,23 @@ impl LogisticRegressionModel {
                     .at(second.header_line().unwrap_or(1), None));
                 }
                 let label = first.column_index("type")?;
-                let mut data = extract(&first, label, row_names_column(&first))?;
-                append(
-                    &mut data,
-                    extract(&second, label, row_names_column(&second))?,
-                );
+                let mut data = extract(&first, label, row_names_column(&first), None)?;
+                let mut labels = data.labels;
+                labels.set_file(&test);
+                let more = extract(&second, label, row_names_column(&second), Some(labels))?;
+                for (column, extra) in data
+                    .covariates
+                    .columns
+                    .iter_mut()
+                    .zip(more.covariates.columns)
+                {
+                    column.extend(extra);
+                }
+                data.labels = more.labels;
                 Assembly {
                     name: dataset.target_name(),
                     source: &train,
-                    label_column: "column \"type\"".into(),
+                    data: DataDescription::new(&train, "column \"type\""),
                     standardize: true,
                     cubic: false,
                     intercept: true,
@@ -242,11 +313,11 @@ impl LogisticRegressionModel {
                 let path = data_dir.join("synth.tr.csv");
                 let table = read_table(&path, TableFormat::CSV_WITH_HEADER)?;
                 let label = table.column_index("yc")?;
-                let data = extract(&table, label, row_names_column(&table))?;
+                let data = extract(&table, label, row_names_column(&table), None)?;
                 Assembly {
                     name: dataset.target_name(),
                     source: &path,
-                    label_column: "column \"yc\"".into(),
+                    data: DataDescription::new(&path, "column \"yc\""),
                     standardize: true,
                     cubic: true,
                     intercept: true,
@@ -281,18 +352,176 @@ impl LogisticRegressionModel {
     /// ```
     pub fn from_csv(path: impl AsRef<Path>, options: &CsvOptions) -> Result<Self, InputError> {
         let path = path.as_ref();
-        let table = read_table(path, TableFormat::CSV_WITH_HEADER)?;
-        let label = table.column_index(&options.label_column)?;
-        let data = extract(&table, label, row_names_column(&table))?;
+        let file = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
+        let mut records = Records::new(
+            BufReader::with_capacity(1 << 16, file),
+            path,
+            options.separator,
+        );
+        let Some((header_line, header)) = records.next_record()? else {
+            return Err(InputError::new(
+                path,
+                InputErrorKind::Empty,
+                "the file is empty (no rows besides comments and blank lines)",
+            ));
+        };
+        if let Some(e) = crate::input::duplicate_error(path, header_line, &header) {
+            return Err(e);
+        }
+        let column_of = |name: &str| {
+            header.iter().position(|n| n == name).ok_or_else(|| {
+                let list: Vec<String> = header.iter().map(|n| format!("{n:?}")).collect();
+                InputError::new(
+                    path,
+                    InputErrorKind::MissingColumn,
+                    format!(
+                        "no column named {name:?}; the columns are {}",
+                        list.join(", ")
+                    ),
+                )
+                .at(header_line, None)
+            })
+        };
+        let label = column_of(&options.label_column)?;
+        let mut dropped = Vec::new();
+        for name in &options.drop_columns {
+            let c = column_of(name)?;
+            if c == label {
+                return Err(InputError::new(
+                    path,
+                    InputErrorKind::Format,
+                    format!("--drop-columns names the label column {name:?}"),
+                )
+                .at(header_line, Some(c + 1)));
+            }
+            dropped.push(c);
+        }
+        let row_names = (header[0].is_empty() || header[0] == "rownames").then_some(0);
+        let keep: Vec<usize> = (0..header.len())
+            .filter(|&c| c != label && !dropped.contains(&c) && Some(c) != row_names)
+            .collect();
+        let label_name = format!("column {:?}", options.label_column);
+        let mut labels = LabelColumn::new(path, label + 1, label_name.clone());
+        let mut columns: Vec<Vec<f64>> = vec![Vec::new(); keep.len()];
+        let mut values = vec![0.0; keep.len()];
+        let mut dropped_lines = Vec::new();
+        let mut rows_read = 0;
+        while let Some((line, fields)) = records.next_record()? {
+            rows_read += 1;
+            if fields.len() != header.len() {
+                return Err(InputError::new(
+                    path,
+                    InputErrorKind::RaggedRow,
+                    format!(
+                        "ragged row: expected {} fields (as in the first row), found {}",
+                        header.len(),
+                        fields.len()
+                    ),
+                )
+                .at(line, None));
+            }
+            let at = |c: usize, message: String| {
+                InputError::new(path, InputErrorKind::NotANumber, message).at(line, Some(c + 1))
+            };
+            let mut missing = None;
+            for (value, &c) in values.iter_mut().zip(&keep) {
+                let cell = fields[c].as_str();
+                if is_missing(cell) {
+                    missing.get_or_insert(c);
+                    continue;
+                }
+                *value = match cell.parse::<f64>() {
+                    Ok(v) if v.is_finite() => v,
+                    Ok(_) => {
+                        return Err(at(
+                            c,
+                            format!(
+                                "cell {cell:?} in column {:?} is not a finite number",
+                                header[c]
+                            ),
+                        ));
+                    }
+                    Err(_) => {
+                        return Err(at(
+                            c,
+                            format!("cell {cell:?} in column {:?} is not a number", header[c]),
+                        ));
+                    }
+                };
+            }
+            if is_missing(fields[label].trim()) {
+                missing.get_or_insert(label);
+            }
+            if let Some(c) = missing {
+                match options.missing {
+                    Missing::Drop => {
+                        dropped_lines.push(line);
+                        continue;
+                    }
+                    Missing::Error => {
+                        let what = if fields[c].is_empty() {
+                            "an empty cell".to_owned()
+                        } else {
+                            format!("{:?}", fields[c])
+                        };
+                        let message = if c == label {
+                            format!(
+                                "empty label in {label_name}: a missing value ({what}); \
+                                 --missing drop leaves such rows out"
+                            )
+                        } else {
+                            format!(
+                                "missing value ({what}) in column {:?}; --missing drop leaves \
+                                 such rows out",
+                                header[c]
+                            )
+                        };
+                        return Err(InputError::new(path, InputErrorKind::NotANumber, message)
+                            .at(line, Some(c + 1)));
+                    }
+                }
+            }
+            labels.push(&fields[label], line)?;
+            for (column, &v) in columns.iter_mut().zip(&values) {
+                column.push(v);
+            }
+        }
+        if rows_read == 0 {
+            return Err(InputError::new(
+                path,
+                InputErrorKind::Empty,
+                "the file has a header row but no data rows",
+            ));
+        }
+        if labels.len() == 0 {
+            return Err(InputError::new(
+                path,
+                InputErrorKind::Empty,
+                format!(
+                    "every one of the {rows_read} data rows has a missing value (--missing drop)"
+                ),
+            ));
+        }
+        let names = keep.iter().map(|&c| header[c].clone()).collect();
+        let mut data = DataDescription::new(path, &options.label_column);
+        data.sha256 = Some(records.sha256());
+        data.separator = Some(options.separator);
+        data.dropped_columns = options.drop_columns.clone();
+        data.missing = Some(options.missing);
+        data.rows_read = rows_read;
+        data.dropped_rows = dropped_lines;
         Assembly {
             name: "logreg-csv".into(),
             source: path,
-            label_column: format!("column {:?}", options.label_column),
+            data,
             standardize: options.standardize,
             cubic: false,
             intercept: options.intercept,
             prior_variance: options.prior_variance,
         }
-        .build(data)
+        .build(Extracted {
+            covariates: Covariates { names, columns },
+            labels,
+        })
     }
 }

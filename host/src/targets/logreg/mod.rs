@@ -14,9 +14,11 @@ mod load;
 mod model;
 
 #[cfg(test)]
+mod csv_tests;
+#[cfg(test)]
 mod tests;
 
 pub use dataset::{LogregDataset, UnknownDataset};
 pub use labels::LabelMapping;
-pub use load::{CsvOptions, PAPER_PRIOR_VARIANCE};
-pub use model::LogisticRegressionModel;
+pub use load::{CsvOptions, Missing, PAPER_PRIOR_VARIANCE};
+pub use model::{DataDescription, LogisticRegressionModel};

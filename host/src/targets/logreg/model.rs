@@ -3,8 +3,51 @@
 
 use super::LabelMapping;
 use super::likelihood::{add_observation, add_observation_gradient, prior};
-use crate::model::{Model, ModelRng};
+use super::load::Missing;
+use crate::input::Separator;
+use crate::model::{Model, ModelRng, OriginalScale};
 use rand_core::Rng;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// Where a model's data came from and how they were read and transformed:
+/// what `model.json` records.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DataDescription {
+    /// The data file (for built-in data sets `<built-in>/<file>`).
+    pub file: PathBuf,
+    /// SHA-256 of the file's bytes (user CSV files), as `sha256sum` prints it.
+    pub sha256: Option<String>,
+    /// The label column, as messages name it (`column "sick"`).
+    pub label_column: String,
+    /// Field separator (user CSV files).
+    pub separator: Option<Separator>,
+    /// Columns left out with `--drop-columns`.
+    pub dropped_columns: Vec<String>,
+    /// The missing-value rule (user CSV files).
+    pub missing: Option<Missing>,
+    /// Data rows in the file.
+    pub rows_read: usize,
+    /// File lines of the rows left out for a missing value.
+    pub dropped_rows: Vec<usize>,
+    /// Rows used.
+    pub rows: usize,
+    /// Covariate names, in design order (without the intercept).
+    pub covariates: Vec<String>,
+    /// (mean, sd) of each covariate before standardisation; `None` when the
+    /// covariates were used as they are.
+    pub standardization: Option<Vec<(f64, f64)>>,
+}
+
+impl DataDescription {
+    pub(crate) fn new(file: &Path, label_column: &str) -> Self {
+        DataDescription {
+            file: file.to_path_buf(),
+            label_column: label_column.to_owned(),
+            ..DataDescription::default()
+        }
+    }
+}
 
 /// Bayesian logistic regression with prior w ~ N(0, v·I), dimension and data
 /// known at run time:
@@ -46,6 +89,7 @@ pub struct LogisticRegressionModel {
     column_names: Vec<String>,
     intercept: bool,
     label_mapping: LabelMapping,
+    data: DataDescription,
 }
 
 /// Everything a model is made of; see [`LogisticRegressionModel::from_parts`].
@@ -58,6 +102,7 @@ pub(crate) struct Parts {
     pub column_names: Vec<String>,
     pub intercept: bool,
     pub label_mapping: LabelMapping,
+    pub data: DataDescription,
 }
 
 impl LogisticRegressionModel {
@@ -72,7 +117,19 @@ impl LogisticRegressionModel {
             column_names: parts.column_names,
             intercept: parts.intercept,
             label_mapping: parts.label_mapping,
+            data: parts.data,
         }
+    }
+
+    /// Where the data came from and how they were read (see [`DataDescription`]).
+    pub fn data_description(&self) -> &DataDescription {
+        &self.data
+    }
+
+    /// `true` for a model of a user's CSV file: its reported quantities are
+    /// named after the columns (`(intercept)`, `age`, …) instead of `w[k]`.
+    fn named_by_columns(&self) -> bool {
+        self.name == "logreg-csv"
     }
 
     /// Number of observations N.
@@ -141,7 +198,84 @@ impl Model for LogisticRegressionModel {
     }
 
     fn output_names(&self) -> Vec<String> {
+        if self.named_by_columns() {
+            return self.column_names.clone();
+        }
         (1..=self.dimension).map(|i| format!("w[{i}]")).collect()
+    }
+
+    fn description(&self) -> Option<serde_json::Value> {
+        let d = &self.data;
+        let finite = |v: f64| if v.is_finite() { json!(v) } else { json!(null) };
+        Some(json!({
+            "model": "Bayesian logistic regression: y ~ Bernoulli(sigmoid(x'w)), w ~ N(0, v I)",
+            "target": self.name,
+            "data": {
+                "file": d.file.display().to_string(),
+                "absolute_path": std::fs::canonicalize(&d.file).ok().map(|p| p.display().to_string()),
+                "sha256": d.sha256,
+                "separator": d.separator.map(|s| match s {
+                    Separator::Comma => ",".to_owned(),
+                    Separator::Whitespace => "whitespace".to_owned(),
+                    Separator::Char(c) => c.to_string(),
+                }),
+                "dropped_columns": d.dropped_columns,
+                "missing_values": d.missing.map(|m| m.to_string()),
+                "rows_in_file": d.rows_read,
+                "rows_dropped": d.dropped_rows.len(),
+                "dropped_row_lines": d.dropped_rows,
+                "rows_used": self.len(),
+                "label_1_rows": self.positives(),
+            },
+            "label": {
+                "column": d.label_column,
+                "zero": self.label_mapping.zero,
+                "one": self.label_mapping.one,
+                "rule": "numbers: 0/1 kept, else the smaller value is 0; words (case ignored): \
+                         the first alphabetically is 0",
+            },
+            "covariates": d.covariates,
+            "intercept": self.intercept,
+            "standardization": d.standardization.as_ref().map(|m| json!({
+                "formula": "z = (x - mean) / sd, sd with the N - 1 denominator",
+                "mean": m.iter().map(|p| finite(p.0)).collect::<Vec<_>>(),
+                "sd": m.iter().map(|p| finite(p.1)).collect::<Vec<_>>(),
+            })),
+            "prior": { "distribution": "normal", "mean": 0.0, "variance": self.prior_variance },
+            "parameters": self.output_names(),
+            "design_columns": self.column_names,
+        }))
+    }
+
+    fn original_scale(&self) -> Option<OriginalScale> {
+        let moments = self.data.standardization.as_ref()?;
+        let d = self.dimension;
+        let offset = usize::from(self.intercept);
+        let covariates = self.column_names[offset..].to_vec();
+        let mut names = Vec::with_capacity(covariates.len() + 1);
+        let mut rows = Vec::with_capacity(covariates.len() + 1);
+        // β₀ = w₀ − Σⱼ wⱼ mⱼ / sⱼ (without an intercept in the model, the
+        // same constant is implied by the centring).
+        let mut intercept = vec![0.0; d];
+        if self.intercept {
+            intercept[0] = 1.0;
+        }
+        for (j, &(mean, sd)) in moments.iter().enumerate() {
+            intercept[offset + j] = -mean / sd;
+        }
+        names.push(if self.intercept {
+            "(intercept)".to_owned()
+        } else {
+            "(implied intercept)".to_owned()
+        });
+        rows.push(intercept);
+        for (j, (name, &(_, sd))) in covariates.iter().zip(moments).enumerate() {
+            let mut row = vec![0.0; d];
+            row[offset + j] = 1.0 / sd;
+            names.push(name.clone());
+            rows.push(row);
+        }
+        Some(OriginalScale { names, rows })
     }
 
     fn data_size(&self) -> Option<usize> {

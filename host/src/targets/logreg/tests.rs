@@ -221,10 +221,10 @@ fn csv_words_numbers_and_options() {
     );
     assert_eq!(model.name(), "logreg-csv");
     let raw = CsvOptions {
-        label_column: "flag".into(),
         standardize: false,
         intercept: false,
         prior_variance: 4.0,
+        ..CsvOptions::new("flag")
     };
     let model = LogisticRegressionModel::from_csv(&path, &raw).unwrap();
     assert_eq!(model.dimension(), 2);
@@ -279,7 +279,11 @@ fn single_or_empty_label_is_an_error() {
     let e = LogisticRegressionModel::from_csv(&path, &CsvOptions::new("k")).unwrap_err();
     assert_eq!(
         e.to_string(),
-        format!("{}:3:2: empty label in column \"k\"", path.display())
+        format!(
+            "{}:3:2: empty label in column \"k\": a missing value (an empty cell); \
+             --missing drop leaves such rows out",
+            path.display()
+        )
     );
 }
 
