@@ -278,9 +278,13 @@ mod tests {
                     warmup_seconds: 1.23456,
                     sampling_seconds: 2.0,
                     gradient_evaluations: 5027,
+                    tree_depth: Vec::new(),
+                    energy: Vec::new(),
                 },
                 ChainDraws::default(),
             ],
+            target_acceptance: None,
+            max_tree_depth: None,
         }
     }
 

@@ -11,6 +11,7 @@ mod out_dir;
 mod plots;
 mod run_charts;
 mod run_files;
+mod run_health;
 mod run_summary;
 mod summary_json;
 mod summary_table;
@@ -26,6 +27,10 @@ pub use out_dir::{INCOMPLETE_MARKER, OutputDir};
 pub use plots::{CHART_SIZE, render_chart, render_png, render_svg};
 pub use run_charts::{MAX_LAG, MAX_TRACE_POINTS, run_charts};
 pub use run_files::{SUMMARY_JSON_FILE, SUMMARY_TEXT_FILE, chain_file_name, write_run_files};
+pub use run_health::{
+    ACCEPTANCE_TOLERANCE, EBFMI_WARNING, ESS_PER_CHAIN, FIXED_STEP_ACCEPTANCE, RHAT_WARNING,
+    RunHealth, assess as assess_run, ebfmi,
+};
 pub use run_summary::{ChainSummary, QuantitySummary, RunSummary, TruthComparison, summarize_run};
 pub use summary_json::summary_json;
 pub use summary_table::summary_table;

@@ -42,6 +42,8 @@ pub(crate) fn gaussian_run(chains: usize, draws: usize, quantities: usize, seed:
                 warmup_seconds: 0.5,
                 sampling_seconds: 1.0,
                 gradient_evaluations: 10 * draws as u64,
+                tree_depth: Vec::new(),
+                energy: Vec::new(),
             }
         })
         .collect();
@@ -51,6 +53,8 @@ pub(crate) fn gaussian_run(chains: usize, draws: usize, quantities: usize, seed:
         settings: vec![("warmup".into(), "0".into())],
         names: (1..=quantities).map(|i| format!("x[{i}]")).collect(),
         chains,
+        target_acceptance: None,
+        max_tree_depth: None,
     }
 }
 

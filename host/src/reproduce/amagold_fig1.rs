@@ -382,6 +382,7 @@ pub fn run(options: &ReproduceOptions) -> Reproduction {
         series: densities,
     };
     Reproduction {
+        skipped: Vec::new(),
         name: "amagold-fig1".into(),
         title:
             "AMAGOLD (Zhang, Cooper & De Sa 2020), Fig. 1: double well, density error vs step size"

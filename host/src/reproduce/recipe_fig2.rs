@@ -352,6 +352,7 @@ pub fn run(options: &ReproduceOptions) -> Reproduction {
             .collect(),
     };
     Reproduction {
+        skipped: Vec::new(),
         name: "recipe-fig2".into(),
         title: "Complete recipe (Ma, Chen & Fox 2015), Fig. 2: KL of SGLD, SGHMC, naive SGRHMC, gSGRHMC"
             .into(),

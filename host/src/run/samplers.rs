@@ -31,6 +31,10 @@ pub(crate) trait ChainSampler<const D: usize> {
     fn potential(&self) -> Option<f64>;
     /// Sets the step size of the next iterations.
     fn set_step_size(&mut self, step_size: f64) -> Result<(), Error>;
+    /// NUTS only: tree depth and Hamiltonian energy of the last transition.
+    fn tree_and_energy(&self) -> Option<(u32, f64)> {
+        None
+    }
 }
 
 /// The constant metric G = I that SGRLD and SGRHMC use on general targets:
@@ -80,6 +84,8 @@ exact_sampler!(Qnhmc<f64, D, M>, [const D: usize, const M: usize]);
 /// is every gradient the chain spent.
 pub(crate) struct NutsChain<const D: usize, E: MetricEstimator<f64, D>> {
     pub(crate) chain: AdaptiveNuts<f64, D, E>,
+    /// Tree depth and energy of the last transition.
+    pub(crate) last: Option<(u32, f64)>,
 }
 
 impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D, E> {
@@ -90,7 +96,9 @@ impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D
     ) -> Result<StepStats<f64>, Error> {
         let warming_up = self.chain.is_warming_up();
         let before = self.chain.warmup_gradient_evaluations();
-        let mut stats = self.chain.step(target, rng).step_stats();
+        let nuts = self.chain.step(target, rng);
+        self.last = Some((nuts.tree_depth, nuts.energy));
+        let mut stats = nuts.step_stats();
         if warming_up {
             let spent = self.chain.warmup_gradient_evaluations() - before;
             stats.gradient_evaluations = u32::try_from(spent).unwrap_or(u32::MAX);
@@ -105,6 +113,9 @@ impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D
     }
     fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
         self.chain.set_step_size(step_size)
+    }
+    fn tree_and_energy(&self) -> Option<(u32, f64)> {
+        self.last
     }
 }
 
