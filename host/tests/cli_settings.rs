@@ -37,13 +37,13 @@ fn assert_usage_error((code, _, err): (i32, String, String), expected: &str) {
 fn a_refused_command_leaves_no_folder_and_the_fixed_one_runs_without_force() {
     let dir = scratch("retry");
     let quick = ["--chains", "2", "--warmup", "100", "--quiet"];
-    let refused: [&[&str]; 4] = [
-        &["--draws", "2"],
-        &["--step-size", "-1"],
-        &["--sampler", "hmc", "--max-tree-depth", "3"],
-        &["--sampler", "qnhmc", "--memory", "50"],
+    let refused: [(&[&str], &str); 4] = [
+        (&["--draws", "2"], "--draws"),
+        (&["--step-size", "-1"], "--step-size"),
+        (&["--sampler", "hmc", "--max-tree-depth", "3"], "--max-tree-depth"),
+        (&["--sampler", "qnhmc", "--memory", "50"], "--memory"),
     ];
-    for bad in refused {
+    for (bad, option) in refused {
         let mut args = vec![
             "run",
             "--target",
@@ -57,7 +57,7 @@ fn a_refused_command_leaves_no_folder_and_the_fixed_one_runs_without_force() {
         args.extend_from_slice(bad);
         let (code, _, err) = qnmc(&args, &dir);
         assert_eq!(code, 2, "{bad:?}: {err}");
-        assert!(err.starts_with("error: --"), "{bad:?}: {err}");
+        assert!(err.starts_with("error: ") && err.contains(option), "{bad:?}: {err}");
         assert!(
             !dir.join("fit").exists(),
             "{bad:?} created the output folder: {err}"
