@@ -40,11 +40,11 @@ pub const TARGETS: [(&str, &str); 19] = [
     ),
     (
         "logreg-pima",
-        "logistic regression, Pima diabetes (D = 8, needs --shared-data)",
+        "logistic regression, Pima diabetes (D = 8, needs the shared data folder)",
     ),
     (
         "logreg-ripley",
-        "logistic regression, Ripley's synthetic data, cubic (D = 7, needs --shared-data)",
+        "logistic regression, Ripley's synthetic data, cubic (D = 7, needs the shared data folder)",
     ),
     (
         "logreg-csv",
@@ -67,13 +67,13 @@ pub const TARGETS: [(&str, &str); 19] = [
     ("recipe-2d", "complete recipe's correlated 2-D Gaussian"),
     (
         "eight-schools",
-        "posteriordb eight_schools_noncentered (D = 10, needs --shared-data)",
+        "posteriordb eight_schools_noncentered (D = 10, needs the shared data folder)",
     ),
     (
         "sblrc-blr",
-        "posteriordb sblrc-blr linear regression (D = 6, needs --shared-data)",
+        "posteriordb sblrc-blr linear regression (D = 6, needs the shared data folder)",
     ),
-    ("ark", "posteriordb arK AR(5) (D = 7, needs --shared-data)"),
+    ("ark", "posteriordb arK AR(5) (D = 7, needs the shared data folder)"),
     (
         "years-regression",
         "linear regression on calendar years 1950-2020, corr(a, b) = -0.99995 (D = 3, exact)",
