@@ -46,9 +46,8 @@ pub const REQUIRE_ENV: &str = "QNMC_REQUIRE_SHARED_DATA";
 
 /// How to get the folder, in one clause (the README's "Data" section has the
 /// details).
-pub const HOW_TO_GET: &str = "put the project's shared data folder at ../shared/data beside the \
-     repository or point QNMC_SHARED_DATA at it (README, section \"Data\": what is in it and \
-     where each file comes from)";
+pub const HOW_TO_GET: &str =
+    "get it: shared/data beside the repository, or QNMC_SHARED_DATA=DIR (README, \"Data\")";
 
 /// Where to look (the inputs of [`locate_in`]).
 #[derive(Debug, Clone, Default)]
