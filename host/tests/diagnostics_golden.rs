@@ -75,8 +75,8 @@ fn views(chains: &[Vec<f64>]) -> Vec<&[f64]> {
 
 /// Checks `f` on lp__ and theta against (expected_lp, expected_theta) with an
 /// absolute tolerance.
-fn check(name: &str, f: Diagnostic, expected: [f64; 2], tolerance: f64) {
-    let Some(dir) = golden(name) else {
+fn check(test: &str, name: &str, f: Diagnostic, expected: [f64; 2], tolerance: f64) {
+    let Some(dir) = golden(test) else {
         return;
     };
     for (column_index, label, want) in [(LP, "lp__", expected[0]), (THETA, "theta", expected[1])] {
@@ -92,22 +92,41 @@ fn check(name: &str, f: Diagnostic, expected: [f64; 2], tolerance: f64) {
 
 #[test]
 fn bulk_ess() {
-    check("ess_bulk", ess_bulk, [1512.7684, 1407.5124], 1e-4);
+    check(
+        "bulk_ess",
+        "ess_bulk",
+        ess_bulk,
+        [1512.7684, 1407.5124],
+        1e-4,
+    );
 }
 
 #[test]
 fn tail_ess() {
-    check("ess_tail", ess_tail, [1591.9707, 1291.7131], 1e-4);
+    check(
+        "tail_ess",
+        "ess_tail",
+        ess_tail,
+        [1591.9707, 1291.7131],
+        1e-4,
+    );
 }
 
 #[test]
 fn basic_ess_unsplit() {
-    check("ess_basic", ess_basic, [1335.41366787, 1377.5030282], 1e-8);
+    check(
+        "basic_ess_unsplit",
+        "ess_basic",
+        ess_basic,
+        [1335.41366787, 1377.5030282],
+        1e-8,
+    );
 }
 
 #[test]
 fn basic_split_rhat() {
     check(
+        "basic_split_rhat",
         "split_rhat",
         split_rhat,
         [1.00035489482, 1.00721797217],
@@ -118,6 +137,7 @@ fn basic_split_rhat() {
 #[test]
 fn rank_normalized_rhat_max_of_bulk_and_folded() {
     check(
+        "rank_normalized_rhat_max_of_bulk_and_folded",
         "rank_normalized_rhat",
         rank_normalized_rhat,
         [1.00073, 1.006789],
@@ -127,12 +147,24 @@ fn rank_normalized_rhat_max_of_bulk_and_folded() {
 
 #[test]
 fn mcse_of_the_mean() {
-    check("mcse_mean", mcse_mean, [0.02016, 0.00323], 1e-4);
+    check(
+        "mcse_of_the_mean",
+        "mcse_mean",
+        mcse_mean,
+        [0.02016, 0.00323],
+        1e-4,
+    );
 }
 
 #[test]
 fn mcse_of_the_sd() {
-    check("mcse_sd", mcse_sd, [0.03553, 0.00216], 1e-4);
+    check(
+        "mcse_of_the_sd",
+        "mcse_sd",
+        mcse_sd,
+        [0.03553, 0.00216],
+        1e-4,
+    );
 }
 
 #[test]
@@ -258,7 +290,13 @@ fn golden_values_survive_valid_edge_changes() {
 /// reproduces the printed digits: within half a unit of the last digit.
 #[test]
 fn mcse_mean_reproduces_printed_digits() {
-    check("mcse_mean", mcse_mean, [0.02016, 0.00323], 5e-6);
+    check(
+        "mcse_mean_reproduces_printed_digits",
+        "mcse_mean",
+        mcse_mean,
+        [0.02016, 0.00323],
+        5e-6,
+    );
 }
 
 /// Same for the MCSE of the sd, where only `lp__` can be pinned: no single
