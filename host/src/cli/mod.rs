@@ -2,7 +2,7 @@
 //!
 //! Exit codes ([`EXIT_CODES`]): 0 success; 1 `check` failed; 2 usage or
 //! input error (the message is printed as `error: …`, with
-//! `FILE:LINE:COLUMN:` for bad data files); 3 `run`/`check` finished but
+//! `FILE:LINE:COLUMN:` for bad data files); 3 `run` finished but
 //! the draws are unusable (every transition divergent, a chain that never
 //! moved, non-finite `lp__`); 4 `--strict` and the run has warnings; 5
 //! `reproduce` skipped parts whose data were not found.
