@@ -40,7 +40,10 @@ fn a_refused_command_leaves_no_folder_and_the_fixed_one_runs_without_force() {
     let refused: [(&[&str], &str); 4] = [
         (&["--draws", "2"], "--draws"),
         (&["--step-size", "-1"], "--step-size"),
-        (&["--sampler", "hmc", "--max-tree-depth", "3"], "--max-tree-depth"),
+        (
+            &["--sampler", "hmc", "--max-tree-depth", "3"],
+            "--max-tree-depth",
+        ),
         (&["--sampler", "qnhmc", "--memory", "50"], "--memory"),
     ];
     for (bad, option) in refused {
@@ -57,7 +60,10 @@ fn a_refused_command_leaves_no_folder_and_the_fixed_one_runs_without_force() {
         args.extend_from_slice(bad);
         let (code, _, err) = qnmc(&args, &dir);
         assert_eq!(code, 2, "{bad:?}: {err}");
-        assert!(err.starts_with("error: ") && err.contains(option), "{bad:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(option),
+            "{bad:?}: {err}"
+        );
         assert!(
             !dir.join("fit").exists(),
             "{bad:?} created the output folder: {err}"

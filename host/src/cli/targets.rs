@@ -73,7 +73,10 @@ pub const TARGETS: [(&str, &str); 19] = [
         "sblrc-blr",
         "posteriordb sblrc-blr linear regression (D = 6, needs the shared data folder)",
     ),
-    ("ark", "posteriordb arK AR(5) (D = 7, needs the shared data folder)"),
+    (
+        "ark",
+        "posteriordb arK AR(5) (D = 7, needs the shared data folder)",
+    ),
     (
         "years-regression",
         "linear regression on calendar years 1950-2020, corr(a, b) = -0.99995 (D = 3, exact)",
