@@ -39,6 +39,12 @@ pub struct ChainDraws {
     pub lp_seconds: f64,
     /// Gradient evaluations over the whole chain (warm-up included).
     pub gradient_evaluations: u64,
+    /// NUTS only (empty otherwise): tree depth of each kept transition
+    /// (Stan's `treedepth__`).
+    pub tree_depth: Vec<u32>,
+    /// NUTS only (empty otherwise): Hamiltonian energy H at each kept draw
+    /// (Stan's `energy__`), for E-BFMI.
+    pub energy: Vec<f64>,
 }
 
 impl ChainDraws {
@@ -77,6 +83,12 @@ pub struct RunDraws {
     pub names: Vec<String>,
     /// The chains.
     pub chains: Vec<ChainDraws>,
+    /// The acceptance the step size was adapted to (`None`: fixed or not
+    /// adapted), for the "acceptance far from its target" warning.
+    pub target_acceptance: Option<f64>,
+    /// NUTS's maximum tree depth (`None` for the other samplers), for the
+    /// tree-depth saturation warning.
+    pub max_tree_depth: Option<u32>,
 }
 
 impl RunDraws {

@@ -19,4 +19,5 @@ pub mod model;
 pub mod output;
 pub mod reproduce;
 pub mod run;
+pub mod shared_data;
 pub mod targets;

@@ -64,6 +64,7 @@ fn hmc_run() -> RunDraws {
         ],
         names,
         chains,
+        ..RunDraws::default()
     }
 }
 

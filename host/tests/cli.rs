@@ -40,7 +40,10 @@ fn unknown_command_and_bad_options_fail_with_a_message() {
 
     let (code, _, err) = qnmc(&["demo", "--chains", "0"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--chains must be >= 1"), "{err}");
+    assert!(
+        err.contains("'--chains <CHAINS>': must be at least 1, got 0"),
+        "{err}"
+    );
 
     let (code, _, err) = qnmc(&["demo", "--fast"]);
     assert_eq!(code, 2);
@@ -48,7 +51,10 @@ fn unknown_command_and_bad_options_fail_with_a_message() {
 
     let (code, _, err) = qnmc(&["run", "--target", "gaussian", "--chains", "0"]);
     assert_eq!(code, 2);
-    assert!(err.contains("error: --chains must be at least 1"), "{err}");
+    assert!(
+        err.contains("'--chains <CHAINS>': must be at least 1, got 0"),
+        "{err}"
+    );
 }
 
 #[test]

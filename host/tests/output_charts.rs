@@ -44,6 +44,7 @@ fn hmc_run(chains: usize, draws: usize) -> RunDraws {
         settings: vec![],
         names: vec!["x[1]".into(), "x[2]".into()],
         chains,
+        ..RunDraws::default()
     }
 }
 

@@ -30,6 +30,13 @@ fn quick_run_has_one_finite_row_per_sampler_and_dataset() {
                     "{dataset:?}: {why}"
                 );
                 assert!(why.contains("QNMC_SHARED_DATA"), "{why}");
+                // The data folder is found beside the repository (not from the
+                // current directory, which is host/ here); CI requires it.
+                assert!(
+                    !qnmc_host::shared_data::required()
+                        && qnmc_host::shared_data::locate(None).is_err(),
+                    "{dataset:?} skipped although the shared data folder is required or present: {why}"
+                );
             }
             DatasetResult::Rows(rows) => {
                 assert_eq!(rows.len(), 3, "{dataset:?}");

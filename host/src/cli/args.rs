@@ -12,7 +12,7 @@ use crate::targets::Missing;
 
 /// qnmc: quasi-Newton Monte Carlo samplers, targets and diagnostics.
 #[derive(Debug, Parser)]
-#[command(name = "qnmc", version, about, long_about = None)]
+#[command(name = "qnmc", version, about, long_about = None, after_help = super::EXIT_CODES)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -22,12 +22,16 @@ pub struct Cli {
 /// The `qnmc` commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Sample a target; write CmdStan CSVs, summary.json and plots; print a summary.
+    /// Sample a target; write CmdStan CSVs, summary.json and plots; print a
+    /// summary and the run's diagnostics.
+    #[command(after_help = super::EXIT_CODES)]
     Run(RunArgs),
     /// Sample (or read CmdStan CSVs) and compare with the target's known
     /// posterior; exit 1 when the check fails.
+    #[command(after_help = super::EXIT_CODES)]
     Check(CheckArgs),
     /// Reproduce a paper's table or figure (NAME or `all`).
+    #[command(after_help = super::EXIT_CODES)]
     Reproduce(ReproduceArgs),
     /// HMC, QNHMC and HAMCMC on the 100-D Gaussian, then the harness on built-in data.
     Demo(DemoArgs),
@@ -74,6 +78,41 @@ fn parse_sampler(s: &str) -> Result<SamplerKind, String> {
     s.parse::<SamplerKind>().map_err(|e| e.to_string())
 }
 
+/// A whole number, written with or without a sign: a negative or too small
+/// one is a range error ("must be at least 4, got -5"), not clap's "unexpected
+/// argument" or "invalid digit".
+fn whole_number(s: &str, min: i128, max: i128) -> Result<i128, String> {
+    let n: i128 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a whole number, got `{s}`"))?;
+    if n < min {
+        return Err(format!("must be at least {min}, got {n}"));
+    }
+    if n > max {
+        return Err(format!("must be at most {max}, got {n}"));
+    }
+    Ok(n)
+}
+
+/// A value parser for a count of at least `min`.
+fn count(min: usize) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
+    move |s| whole_number(s, min as i128, usize::MAX as i128).map(|n| n as usize)
+}
+
+/// A value parser for a small count (steps, depths) in `min..=max`.
+fn small_count(
+    min: u32,
+    max: u32,
+) -> impl Fn(&str) -> Result<u32, String> + Clone + Send + Sync + 'static {
+    move |s| whole_number(s, i128::from(min), i128::from(max)).map(|n| n as u32)
+}
+
+/// A seed: any whole number from 0 to 2^64 - 1.
+fn parse_seed(s: &str) -> Result<u64, String> {
+    whole_number(s, 0, i128::from(u64::MAX)).map(|n| n as u64)
+}
+
 /// Sampler choice and tuning (`qnmc run`, `qnmc check`).
 #[derive(Debug, Clone, Args)]
 pub struct SamplerArgs {
@@ -82,37 +121,37 @@ pub struct SamplerArgs {
     #[arg(long, value_parser = parse_sampler, default_value = "nuts")]
     pub sampler: SamplerKind,
     /// Independent chains, run in parallel.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = count(1))]
     pub chains: usize,
     /// Seed; chain k uses a seed derived from it and k.
-    #[arg(long, default_value_t = 2016)]
+    #[arg(long, default_value_t = 2016, value_parser = parse_seed)]
     pub seed: u64,
     /// Warm-up iterations per chain (discarded). Default: 500 for nuts (its
     /// L-BFGS start and Fisher-chosen metric settle early), 1000 otherwise.
-    #[arg(long)]
+    #[arg(long, value_parser = count(0))]
     pub warmup: Option<usize>,
-    /// Kept draws per chain.
-    #[arg(long, default_value_t = 1000)]
+    /// Kept draws per chain (at least 4).
+    #[arg(long, default_value_t = 1000, value_parser = count(4))]
     pub draws: usize,
     /// Keep every THIN-th iteration.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = count(1))]
     pub thin: usize,
     /// Step size (default: dual averaging for samplers with an MH test, else a
     /// data-size-scaled default).
     #[arg(long)]
     pub step_size: Option<f64>,
     /// Leapfrog steps (HMC, QNHMC, HMC-BFGS) or inner steps (AMAGOLD, L2MC); default 10.
-    #[arg(long)]
+    #[arg(long, value_parser = small_count(1, u32::MAX))]
     pub leapfrog_steps: Option<u32>,
     /// L-BFGS memory: QNHMC pairs (1-20, default 10), HAMCMC size (5, 10, 20; default 5).
-    #[arg(long)]
+    #[arg(long, value_parser = count(1))]
     pub memory: Option<usize>,
     /// QNHMC mass: `inverse-hessian` (M = C = H, the default: effective
     /// inverse metric H) or `identity` (the paper's M = I: inverse metric H^2).
     #[arg(long, value_parser = parse_mass, default_value = "inverse-hessian")]
     pub mass: QnhmcMass,
     /// QNHMC: freeze the memory after N warm-up iterations (default: half the warm-up).
-    #[arg(long, conflicts_with = "adaptive_memory")]
+    #[arg(long, conflicts_with = "adaptive_memory", value_parser = count(0))]
     pub freeze_after: Option<usize>,
     /// QNHMC: the paper's adaptive memory, never frozen (not an exact kernel).
     #[arg(long)]
@@ -126,7 +165,7 @@ pub struct SamplerArgs {
     #[arg(long, value_parser = parse_gamma, value_name = "GAMMA|newest")]
     pub gamma: Option<InitialScaling<f64>>,
     /// Minibatch size of the stochastic-gradient samplers and AMAGOLD.
-    #[arg(long)]
+    #[arg(long, value_parser = count(1))]
     pub batch_size: Option<usize>,
     /// Friction: C of SGHMC, A of SGNHT (default 1), beta of AMAGOLD (default 0.1).
     #[arg(long)]
@@ -144,7 +183,7 @@ pub struct SamplerArgs {
     #[arg(long, value_parser = parse_metric)]
     pub metric: Option<MetricKind>,
     /// NUTS maximum tree depth, 1-10 (default 10: at most 1023 leapfrog steps).
-    #[arg(long)]
+    #[arg(long, value_parser = small_count(1, 10))]
     pub max_tree_depth: Option<u32>,
     /// Minibatch samplers without an MH test (hamcmc, sgld, …): `lp__` for
     /// `full` (every kept draw), `none`, or `every N` kept draws; each costs a
@@ -164,7 +203,7 @@ pub struct TargetArgs {
     #[arg(long)]
     pub target: String,
     /// Dimension of `gaussian` (default 100) and `linear-gaussian` (default 10).
-    #[arg(long)]
+    #[arg(long, value_parser = count(1))]
     pub dimension: Option<usize>,
     /// Data CSV of `logreg-csv`.
     #[arg(long)]
@@ -195,8 +234,9 @@ pub struct TargetArgs {
     /// Covariance CSV of `gaussian-cov`.
     #[arg(long)]
     pub covariance: Option<PathBuf>,
-    /// The shared data folder (logreg/, posteriordb/); default: $QNMC_SHARED_DATA,
-    /// else ../shared/data when it exists.
+    /// The shared data folder (logreg/, posteriordb/) for logreg-pima,
+    /// logreg-ripley, eight-schools, sblrc-blr and ark; default:
+    /// $QNMC_SHARED_DATA, else shared/data beside the repository.
     #[arg(long)]
     pub shared_data: Option<PathBuf>,
 }
@@ -217,6 +257,7 @@ pub struct OutputArgs {
 
 /// `qnmc run`.
 #[derive(Debug, Clone, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct RunArgs {
     /// Sampler options.
     #[command(flatten)]
@@ -232,10 +273,21 @@ pub struct RunArgs {
     /// slowest-mixing quantities by bulk ESS, then lp__.
     #[arg(long, value_delimiter = ',', value_name = "NAMES|all|none")]
     pub plot: Vec<String>,
+    /// Fail (exit code 4) when the run has any warning (divergences, R-hat >
+    /// 1.01, ESS < 100 per chain, E-BFMI < 0.3, tree depth saturation,
+    /// acceptance far from its target).
+    #[arg(long)]
+    pub strict: bool,
+    /// The options given on the command line (argument ids), filled by the
+    /// parser: an option that does not apply to the sampler or target is an
+    /// error, and only given ones are checked.
+    #[arg(skip)]
+    pub given: Vec<String>,
 }
 
 /// `qnmc check`.
 #[derive(Debug, Clone, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct CheckArgs {
     /// Sampler options (ignored with --draws-files).
     #[command(flatten)]
@@ -251,12 +303,17 @@ pub struct CheckArgs {
     pub draws_files: Vec<PathBuf>,
     /// Kept draws per chain of the long HMC reference run (targets without a
     /// known posterior).
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = 5000, value_parser = count(4))]
     pub reference_draws: usize,
+    /// The options given on the command line (argument ids), filled by the
+    /// parser (see [`RunArgs::given`]).
+    #[arg(skip)]
+    pub given: Vec<String>,
 }
 
 /// `qnmc reproduce`.
 #[derive(Debug, Clone, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct ReproduceArgs {
     /// Reproduction name, or `all`.
     pub name: String,
@@ -264,7 +321,7 @@ pub struct ReproduceArgs {
     #[arg(long)]
     pub quick: bool,
     /// Seed.
-    #[arg(long, default_value_t = 2016)]
+    #[arg(long, default_value_t = 2016, value_parser = parse_seed)]
     pub seed: u64,
     /// Output folder for `<name>.md` and the charts.
     #[arg(long)]
@@ -276,18 +333,19 @@ pub struct ReproduceArgs {
 
 /// `qnmc demo`.
 #[derive(Debug, Clone, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct DemoArgs {
     /// Seed.
-    #[arg(long, default_value_t = 2016)]
+    #[arg(long, default_value_t = 2016, value_parser = parse_seed)]
     pub seed: u64,
     /// Chains per sampler.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = count(1))]
     pub chains: usize,
     /// Warm-up iterations per chain.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = count(0))]
     pub warmup: usize,
     /// Kept draws per chain.
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = 5000, value_parser = count(4))]
     pub draws: usize,
     /// Folder for the harness part's files (default: print only).
     #[arg(long)]

@@ -1,11 +1,18 @@
 //! `qnmc check`: sample (or read CmdStan CSVs) and compare with the target's
 //! known posterior, or with a long HMC reference run when none is known.
+//!
+//! Everything that can be refused is checked before any reference run or
+//! sampling: options that do not apply, settings, the output folder, and the
+//! draws files' quantities against the target's (exit code 2).
 
 use std::path::PathBuf;
 
+use super::CliError;
+use super::applicability::{NOT_WITH_DRAWS_FILES, flag};
 use super::args::CheckArgs;
-use super::run_command::{open_output, sample, write_run};
-use super::{CliError, build_target};
+use super::run_command::{
+    check_output, report_health, sample, target_for, validate_sampler, write_run,
+};
 use crate::draws::RunDraws;
 use crate::model::Model;
 use crate::output::{read_cmdstan_csv, run_draws_from_cmdstan};
@@ -29,11 +36,65 @@ fn read_draws(files: &[PathBuf]) -> Result<RunDraws, CliError> {
     run_draws_from_cmdstan(&parsed).map_err(CliError::Usage)
 }
 
+/// The draws files must report the target's quantities: same count (the
+/// dimension), same names when the files name them as the target does.
+fn check_quantities(
+    draws: &RunDraws,
+    model: &dyn Model,
+    files: &[PathBuf],
+) -> Result<(), CliError> {
+    let expected = model.output_names();
+    let first = files
+        .first()
+        .map_or_else(String::new, |f| f.display().to_string());
+    if draws.names.len() != expected.len() {
+        return Err(CliError::Usage(format!(
+            "{first}: the draws have {} quantities ({}) but target `{}` has {} ({})",
+            draws.names.len(),
+            draws.names.join(", "),
+            model.name(),
+            expected.len(),
+            expected.join(", ")
+        )));
+    }
+    Ok(())
+}
+
 /// `qnmc check`.
 pub fn check(args: &CheckArgs) -> Result<(), CliError> {
-    let model: Box<dyn Model> = build_target(&args.target)?;
+    let model: Box<dyn Model> = target_for(&args.target, &args.given)?;
+    let from_files = !args.draws_files.is_empty();
+    let mut output = None;
+    let read = if from_files {
+        if let Some(id) = args
+            .given
+            .iter()
+            .find(|id| NOT_WITH_DRAWS_FILES.contains(&id.as_str()))
+        {
+            return Err(CliError::Usage(format!(
+                "{} does not apply with --draws-files: the draws are read, not sampled",
+                flag(id)
+            )));
+        }
+        let draws = read_draws(&args.draws_files)?;
+        check_quantities(&draws, model.as_ref(), &args.draws_files)?;
+        Some(draws)
+    } else {
+        validate_sampler(model.as_ref(), &args.sampler, &args.given)?;
+        output = check_output(&args.output)?;
+        None
+    };
     let known = match model.known_posterior() {
-        Some(k) => k,
+        Some(k) => {
+            if args.given.iter().any(|id| id == "reference_draws") {
+                return Err(CliError::Usage(format!(
+                    "--reference-draws does not apply to --target {}: its posterior is known ({}), \
+                     no reference run is made",
+                    args.target.target, k.source
+                )));
+            }
+            k
+        }
         None => {
             let reference = ReferenceSettings {
                 draws: args.reference_draws,
@@ -49,15 +110,16 @@ pub fn check(args: &CheckArgs) -> Result<(), CliError> {
             known?
         }
     };
-    let draws = if args.draws_files.is_empty() {
-        let dir = open_output(&args.output)?;
-        let draws = sample(model.as_ref(), &args.sampler, args.output.quiet)?;
-        if let Some(dir) = dir {
-            write_run(dir, &draws, Some(&known))?;
+    let draws = match read {
+        Some(draws) => draws,
+        None => {
+            let draws = sample(model.as_ref(), &args.sampler, args.output.quiet)?;
+            report_health(&draws, Some(&known));
+            if let Some(path) = &output {
+                write_run(path, args.output.force, &draws, Some(&known))?;
+            }
+            draws
         }
-        draws
-    } else {
-        read_draws(&args.draws_files)?
     };
     let report = check_draws(&draws, &known);
     println!(

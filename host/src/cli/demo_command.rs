@@ -4,7 +4,7 @@
 
 use super::CliError;
 use super::args::DemoArgs;
-use super::run_command::write_run;
+use super::run_command::{report_health, write_run};
 use crate::demo::{self, DemoSettings};
 use crate::model::Model;
 use crate::output::{OutputDir, summary_table};
@@ -18,11 +18,9 @@ pub fn demo(args: &DemoArgs) -> Result<(), CliError> {
             "--chains must be >= 1 and --draws >= 4".into(),
         ));
     }
-    let dir = args
-        .output
-        .as_deref()
-        .map(|p| OutputDir::create(p, args.force))
-        .transpose()?;
+    if let Some(p) = args.output.as_deref() {
+        OutputDir::check_available(p, args.force)?;
+    }
     let settings = DemoSettings {
         seed: args.seed,
         chains: args.chains,
@@ -67,8 +65,9 @@ pub fn demo(args: &DemoArgs) -> Result<(), CliError> {
     let draws = draws?;
     let known = model.known_posterior();
     print!("{}", summary_table(&draws, known.as_ref()));
-    match dir {
-        Some(dir) => write_run(dir, &draws, known.as_ref())?,
+    report_health(&draws, known.as_ref());
+    match args.output.as_deref() {
+        Some(path) => write_run(path, args.force, &draws, known.as_ref())?,
         None => println!("\n(add --output DIR to write the CmdStan CSVs and summary.json)"),
     }
     Ok(())

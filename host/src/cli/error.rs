@@ -17,15 +17,40 @@ pub enum CliError {
     /// `qnmc check` ran and the draws failed it: exit code 1 (the report was
     /// already printed).
     CheckFailed,
+    /// `qnmc run` finished but its draws are unusable (every transition
+    /// divergent, a chain that never moved, non-finite `lp__`): exit code 3.
+    /// The reasons were already printed.
+    Unusable,
+    /// `qnmc run --strict` finished with this many warnings: exit code 4.
+    /// The warnings were already printed.
+    Warnings(usize),
+    /// `qnmc reproduce` wrote its reports but skipped these parts (data not
+    /// found): exit code 5.
+    Skipped(Vec<String>),
 }
 
+/// Exit code of a failed `qnmc check`.
+pub const EXIT_CHECK_FAILED: u8 = 1;
+/// Exit code of a usage or input error (also clap's).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code of a run whose draws are unusable.
+pub const EXIT_UNUSABLE: u8 = 3;
+/// Exit code of `--strict` with at least one warning.
+pub const EXIT_WARNINGS: u8 = 4;
+/// Exit code of `qnmc reproduce` when parts were skipped (data not found).
+pub const EXIT_SKIPPED: u8 = 5;
+
 impl CliError {
-    /// 1 for a failed check, 2 for everything else.
+    /// The process exit code: [`EXIT_CHECK_FAILED`], [`EXIT_UNUSABLE`],
+    /// [`EXIT_WARNINGS`], [`EXIT_SKIPPED`], else [`EXIT_USAGE`].
     pub fn exit_code(&self) -> ExitCode {
-        match self {
-            CliError::CheckFailed => ExitCode::from(1),
-            _ => ExitCode::from(2),
-        }
+        ExitCode::from(match self {
+            CliError::CheckFailed => EXIT_CHECK_FAILED,
+            CliError::Unusable => EXIT_UNUSABLE,
+            CliError::Warnings(_) => EXIT_WARNINGS,
+            CliError::Skipped(_) => EXIT_SKIPPED,
+            CliError::Usage(_) | CliError::Input(_) => EXIT_USAGE,
+        })
     }
 }
 
@@ -35,6 +60,19 @@ impl fmt::Display for CliError {
             CliError::Usage(m) => f.write_str(m),
             CliError::Input(e) => write!(f, "{e}"),
             CliError::CheckFailed => f.write_str("the check failed"),
+            CliError::Unusable => f.write_str("the run is unusable (see the reasons above)"),
+            CliError::Warnings(n) => write!(
+                f,
+                "--strict: the run has {n} warning{} (see above)",
+                if *n == 1 { "" } else { "s" }
+            ),
+            CliError::Skipped(parts) => write!(
+                f,
+                "{} part{} skipped (the reports say so): {}",
+                parts.len(),
+                if parts.len() == 1 { " was" } else { "s were" },
+                parts.join("; ")
+            ),
         }
     }
 }

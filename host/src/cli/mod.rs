@@ -1,9 +1,13 @@
 //! The `qnmc` command line: `run`, `check`, `reproduce`, `demo`, `list`.
 //!
-//! Exit codes: 0 success, 1 `check` failed, 2 usage or input error (the
-//! message is printed as `error: …`, with `FILE:LINE:COLUMN:` for bad data
-//! files).
+//! Exit codes ([`EXIT_CODES`]): 0 success; 1 `check` failed; 2 usage or
+//! input error (the message is printed as `error: …`, with
+//! `FILE:LINE:COLUMN:` for bad data files); 3 `run` finished but
+//! the draws are unusable (every transition divergent, a chain that never
+//! moved, non-finite `lp__`); 4 `--strict` and the run has warnings; 5
+//! `reproduce` skipped parts whose data were not found.
 
+mod applicability;
 mod args;
 mod check_command;
 mod demo_command;
@@ -15,12 +19,21 @@ mod targets;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
 pub use args::{
     CheckArgs, Cli, Command, DemoArgs, OutputArgs, ReproduceArgs, RunArgs, SamplerArgs, TargetArgs,
 };
-pub use error::CliError;
+pub use error::{
+    CliError, EXIT_CHECK_FAILED, EXIT_SKIPPED, EXIT_UNUSABLE, EXIT_USAGE, EXIT_WARNINGS,
+};
+
+/// The exit codes, as `--help` prints them.
+pub const EXIT_CODES: &str = "Exit codes: 0 success; 1 `check` failed; 2 usage or input error; \
+3 the run finished but its draws are unusable (all transitions divergent, a chain that never \
+moved, non-finite lp__); 4 --strict and the run has warnings; 5 `reproduce` skipped parts \
+whose data were not found.";
 pub use targets::{TARGETS, build_target, shared_data_dir};
 
 use crate::run::RunSettings;
@@ -34,25 +47,45 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let (mut cli, matches) = match parsed {
+        Ok(parsed) => parsed,
         Err(e) => {
             let _ = e.print();
             return if e.use_stderr() {
-                ExitCode::from(2)
+                ExitCode::from(EXIT_USAGE)
             } else {
                 ExitCode::SUCCESS
             };
         }
     };
+    if let Some((_, sub)) = matches.subcommand() {
+        let given = given_options(sub);
+        match &mut cli.command {
+            Command::Run(a) => a.given = given,
+            Command::Check(a) => a.given = given,
+            _ => {}
+        }
+    }
     match execute(&cli.command) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(CliError::CheckFailed) => ExitCode::from(1),
+        Err(CliError::CheckFailed) => ExitCode::from(EXIT_CHECK_FAILED),
         Err(e) => {
             eprintln!("error: {e}");
             e.exit_code()
         }
     }
+}
+
+/// The ids of the options given on the command line (not defaults).
+fn given_options(matches: &ArgMatches) -> Vec<String> {
+    matches
+        .ids()
+        .filter(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+        .map(|id| id.as_str().to_string())
+        .collect()
 }
 
 /// Runs one parsed command.

@@ -24,6 +24,7 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
         seed: args.seed,
         quick: args.quick,
     };
+    let mut skipped = Vec::new();
     for name in names {
         eprintln!(
             "reproducing {name}{}",
@@ -37,7 +38,18 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {
             render_chart(chart, &dir)?;
         }
         println!("{}: {}", result.title, path.display());
+        for part in &result.skipped {
+            eprintln!("skipped in {name}: {part}");
+            skipped.push(format!(
+                "{name}: {}",
+                part.split(':').next().unwrap_or(part)
+            ));
+        }
     }
     dir.finish()?;
-    Ok(())
+    if skipped.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::Skipped(skipped))
+    }
 }

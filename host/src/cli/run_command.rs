@@ -1,15 +1,51 @@
-//! `qnmc run`: sample a target, write the files, print the summary.
+//! `qnmc run`: sample a target, write the files, print the summary and the
+//! run's diagnostics (warnings; unusable runs exit with code 3, `--strict`
+//! turns warnings into exit code 4).
+//!
+//! Everything that can be refused is checked before anything is created:
+//! options that do not apply, settings, the target, and whether the output
+//! folder is available. The folder is created only once the draws exist, so
+//! a refused or failed run leaves nothing behind and the same command can be
+//! run again after the fix.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::args::{OutputArgs, RunArgs, SamplerArgs};
+use super::applicability::{sampler_option_error, target_option_error};
+use super::args::{OutputArgs, RunArgs, SamplerArgs, TargetArgs};
 use super::{CliError, build_target, run_settings};
 use crate::draws::RunDraws;
 use crate::model::{KnownPosterior, Model};
 use crate::output::{
-    OutputDir, PlotSelection, summary_table, write_model_files, write_run_files_plotting,
+    OutputDir, PlotSelection, RunHealth, assess_run, summarize_run, summary_table,
+    write_model_files, write_run_files_plotting,
 };
 use crate::run::{Progress, run as run_chains};
+
+/// Builds the target after checking that every given target option applies
+/// to it.
+pub(crate) fn target_for(args: &TargetArgs, given: &[String]) -> Result<Box<dyn Model>, CliError> {
+    if let Some(e) = target_option_error(&args.target, given) {
+        return Err(CliError::Usage(e));
+    }
+    build_target(args)
+}
+
+/// Checks the sampler options for `model` (applicability, ranges, the
+/// dimension) without running anything.
+pub(crate) fn validate_sampler(
+    model: &dyn Model,
+    sampler: &SamplerArgs,
+    given: &[String],
+) -> Result<(), CliError> {
+    if let Some(e) = sampler_option_error(sampler, model.data_size(), given) {
+        return Err(CliError::Usage(e));
+    }
+    let settings = run_settings(sampler);
+    settings
+        .validate(sampler.sampler)
+        .and_then(|()| settings.validate_dimension(sampler.sampler, model.dimension()))
+        .map_err(CliError::Usage)
+}
 
 /// Runs the sampler on `model`, with a progress bar unless `quiet`.
 pub(crate) fn sample(
@@ -35,60 +71,89 @@ pub(crate) fn sample(
     Ok(draws?)
 }
 
-/// Opens the output folder (before sampling, so a clash fails fast).
-pub(crate) fn open_output(output: &OutputArgs) -> Result<Option<OutputDir>, CliError> {
-    output
-        .output
-        .as_deref()
-        .map(|p: &Path| OutputDir::create(p, output.force))
-        .transpose()
-        .map_err(CliError::from)
+/// Checks that the output folder can be used, creating nothing (so that a
+/// clash fails before sampling and a refused run leaves no folder).
+pub(crate) fn check_output(output: &OutputArgs) -> Result<Option<PathBuf>, CliError> {
+    match output.output.as_deref() {
+        None => Ok(None),
+        Some(p) => {
+            OutputDir::check_available(p, output.force)?;
+            Ok(Some(p.to_path_buf()))
+        }
+    }
 }
 
-/// Writes the run's files ([`write_run_files_plotting`]: `chain_<k>.csv` per
-/// chain, `summary.json`, `summary.txt`, the charts of the slowest-mixing
-/// quantities and lp__, [`PlotSelection::default`]) into `dir`, and finishes it.
+/// Creates the output folder and writes the run's files
+/// ([`write_run_files_plotting`]: `chain_<k>.csv` per chain, `summary.json`,
+/// `summary.txt`, the charts of the slowest-mixing quantities and lp__,
+/// [`PlotSelection::default`]), then finishes it.
 pub(crate) fn write_run(
-    dir: OutputDir,
+    path: &Path,
+    force: bool,
     draws: &RunDraws,
     known: Option<&KnownPosterior>,
 ) -> Result<(), CliError> {
-    write_run_plotting(dir, draws, known, &PlotSelection::default(), None)
+    write_run_plotting(path, force, draws, known, &PlotSelection::default(), None)
 }
 
 /// [`write_run`] with the charts `plots` selects (`qnmc run --plot`) and,
 /// given the `model`, its `model.json` and `coefficients.csv`
 /// ([`write_model_files`]).
 pub(crate) fn write_run_plotting(
-    dir: OutputDir,
+    path: &Path,
+    force: bool,
     draws: &RunDraws,
     known: Option<&KnownPosterior>,
     plots: &PlotSelection,
     model: Option<&dyn Model>,
 ) -> Result<(), CliError> {
+    let dir = OutputDir::create(path, force)?;
     write_run_files_plotting(draws, known, &dir, plots)?;
     if let Some(model) = model {
         write_model_files(model, draws, &dir)?;
     }
-    let path = dir.path().to_path_buf();
     dir.finish()?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }
 
+/// Prints the run's diagnostics (one line each, on stderr) and returns them.
+pub(crate) fn report_health(draws: &RunDraws, known: Option<&KnownPosterior>) -> RunHealth {
+    let health = assess_run(draws, &summarize_run(draws, known));
+    for line in health.lines() {
+        eprintln!("{line}");
+    }
+    health
+}
+
 /// `qnmc run`.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    let model = build_target(&args.target)?;
+    let model = target_for(&args.target, &args.given)?;
+    validate_sampler(model.as_ref(), &args.sampler, &args.given)?;
     let plots = PlotSelection::from_words(&args.plot);
     plots
         .validate(&model.output_names())
         .map_err(CliError::Usage)?;
-    let dir = open_output(&args.output)?;
+    let output = check_output(&args.output)?;
     let draws = sample(model.as_ref(), &args.sampler, args.output.quiet)?;
     let known = model.known_posterior();
     print!("{}", summary_table(&draws, known.as_ref()));
-    if let Some(dir) = dir {
-        write_run_plotting(dir, &draws, known.as_ref(), &plots, Some(model.as_ref()))?;
+    let health = report_health(&draws, known.as_ref());
+    if let Some(path) = output {
+        write_run_plotting(
+            &path,
+            args.output.force,
+            &draws,
+            known.as_ref(),
+            &plots,
+            Some(model.as_ref()),
+        )?;
     }
-    Ok(())
+    if !health.usable() {
+        Err(CliError::Unusable)
+    } else if args.strict && !health.warnings.is_empty() {
+        Err(CliError::Warnings(health.warnings.len()))
+    } else {
+        Ok(())
+    }
 }

@@ -1,7 +1,7 @@
 //! The `--target` catalogue: names, one-line descriptions, and how each is
 //! built from the command-line options.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::CliError;
 use super::args::TargetArgs;
@@ -40,11 +40,11 @@ pub const TARGETS: [(&str, &str); 19] = [
     ),
     (
         "logreg-pima",
-        "logistic regression, Pima diabetes (D = 8, needs --shared-data)",
+        "logistic regression, Pima diabetes (D = 8, needs the shared data folder)",
     ),
     (
         "logreg-ripley",
-        "logistic regression, Ripley's synthetic data, cubic (D = 7, needs --shared-data)",
+        "logistic regression, Ripley's synthetic data, cubic (D = 7, needs the shared data folder)",
     ),
     (
         "logreg-csv",
@@ -67,13 +67,16 @@ pub const TARGETS: [(&str, &str); 19] = [
     ("recipe-2d", "complete recipe's correlated 2-D Gaussian"),
     (
         "eight-schools",
-        "posteriordb eight_schools_noncentered (D = 10, needs --shared-data)",
+        "posteriordb eight_schools_noncentered (D = 10, needs the shared data folder)",
     ),
     (
         "sblrc-blr",
-        "posteriordb sblrc-blr linear regression (D = 6, needs --shared-data)",
+        "posteriordb sblrc-blr linear regression (D = 6, needs the shared data folder)",
     ),
-    ("ark", "posteriordb arK AR(5) (D = 7, needs --shared-data)"),
+    (
+        "ark",
+        "posteriordb arK AR(5) (D = 7, needs the shared data folder)",
+    ),
     (
         "years-regression",
         "linear regression on calendar years 1950-2020, corr(a, b) = -0.99995 (D = 3, exact)",
@@ -81,22 +84,16 @@ pub const TARGETS: [(&str, &str); 19] = [
 ];
 
 /// The shared data folder: `--shared-data`, else `$QNMC_SHARED_DATA`, else
-/// `../shared/data` when it exists.
-pub fn shared_data_dir(args: &TargetArgs) -> Option<PathBuf> {
-    if let Some(p) = &args.shared_data {
-        return Some(p.clone());
-    }
-    if let Some(p) = std::env::var_os("QNMC_SHARED_DATA") {
-        return Some(PathBuf::from(p));
-    }
-    let default = Path::new("../shared/data");
-    default.is_dir().then(|| default.to_path_buf())
+/// `shared/data` beside the repository ([`crate::shared_data::locate`]); never
+/// the current directory.
+pub fn shared_data_dir(args: &TargetArgs) -> Result<PathBuf, crate::shared_data::NotFound> {
+    crate::shared_data::locate(args.shared_data.as_deref())
 }
 
 fn need_shared(args: &TargetArgs) -> Result<PathBuf, CliError> {
-    shared_data_dir(args).ok_or_else(|| {
+    shared_data_dir(args).map_err(|e| {
         CliError::Usage(format!(
-            "target `{}` reads the shared data folder: pass --shared-data DIR or set QNMC_SHARED_DATA",
+            "target `{}` reads the shared data folder (not part of the repository): {e}",
             args.target
         ))
     })

@@ -280,9 +280,13 @@ mod tests {
                     lp_seconds: 0.0,
                     sampling_seconds: 2.0,
                     gradient_evaluations: 5027,
+                    tree_depth: Vec::new(),
+                    energy: Vec::new(),
                 },
                 ChainDraws::default(),
             ],
+            target_acceptance: None,
+            max_tree_depth: None,
         }
     }
 

@@ -12,6 +12,7 @@ mod out_dir;
 mod plots;
 mod run_charts;
 mod run_files;
+mod run_health;
 mod run_summary;
 mod summary_json;
 mod summary_table;
@@ -34,6 +35,10 @@ pub use run_charts::{
 pub use run_files::{
     SUMMARY_JSON_FILE, SUMMARY_TEXT_FILE, chain_file_name, write_run_files,
     write_run_files_plotting,
+};
+pub use run_health::{
+    ACCEPTANCE_TOLERANCE, EBFMI_WARNING, ESS_PER_CHAIN, FIXED_STEP_ACCEPTANCE, RHAT_WARNING,
+    RunHealth, assess as assess_run, ebfmi,
 };
 pub use run_summary::{ChainSummary, QuantitySummary, RunSummary, TruthComparison, summarize_run};
 pub use summary_json::summary_json;

@@ -52,36 +52,68 @@ pub struct OutputDir {
 }
 
 impl OutputDir {
+    /// Checks, without creating or changing anything, that [`create`]
+    /// would accept `path`: it does not exist, or is a folder that is empty,
+    /// holds only the partial output of a run that stopped early (see
+    /// [`create`]), or `force` is set. Run before the work so that a clash
+    /// fails fast and a refused or failed run leaves no folder behind.
+    ///
+    /// [`create`]: OutputDir::create
+    pub fn check_available(path: &Path, force: bool) -> Result<(), OutputError> {
+        match fs::metadata(path) {
+            Err(_) => Ok(()),
+            Ok(m) if !m.is_dir() => Err(OutputError::io(
+                path,
+                "use as the output folder",
+                std::io::Error::other("it exists and is not a folder"),
+            )),
+            Ok(_) if force => Ok(()),
+            Ok(_) => Self::refuse_unless_reusable(path).map(|_| ()),
+        }
+    }
+
+    /// Without `force`: `Ok(true)` when the folder is empty or holds the
+    /// partial output of a stopped run (its files may be replaced), else the
+    /// not-empty error.
+    fn refuse_unless_reusable(path: &Path) -> Result<bool, OutputError> {
+        let entries =
+            fs::read_dir(path).map_err(|e| OutputError::io(path, "list the output folder", e))?;
+        let mut names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        if names.is_empty() {
+            return Ok(false);
+        }
+        if stopped_run(path) {
+            return Ok(true);
+        }
+        names.sort();
+        let total = names.len();
+        names.truncate(3);
+        if total > names.len() {
+            names.push(format!("and {} more", total - names.len()));
+        }
+        Err(OutputError::FolderNotEmpty {
+            folder: path.to_path_buf(),
+            examples: names,
+        })
+    }
+
     /// Creates `path` (and its parents) and puts the [`INCOMPLETE_MARKER`] in
     /// it. Without `force`, fails when the folder already holds any entry,
-    /// naming the folder, a few of its entries and `--force`. With `force`,
-    /// an existing folder is used as it is and files are overwritten.
+    /// naming the folder, a few of its entries and `--force`, except the
+    /// partial output of a run that stopped early (an [`INCOMPLETE_MARKER`]
+    /// whose process is no longer running): that is the same command tried
+    /// again, and its files are replaced. With `force`, an existing folder is
+    /// used as it is and files are overwritten.
     pub fn create(path: &Path, force: bool) -> Result<OutputDir, OutputError> {
         fs::create_dir_all(path)
             .map_err(|e| OutputError::io(path, "create the output folder", e))?;
-        if !force {
-            let entries = fs::read_dir(path)
-                .map_err(|e| OutputError::io(path, "list the output folder", e))?;
-            let mut names: Vec<String> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect();
-            if !names.is_empty() {
-                names.sort();
-                let total = names.len();
-                names.truncate(3);
-                if total > names.len() {
-                    names.push(format!("and {} more", total - names.len()));
-                }
-                return Err(OutputError::FolderNotEmpty {
-                    folder: path.to_path_buf(),
-                    examples: names,
-                });
-            }
-        }
+        let reuse = !force && Self::refuse_unless_reusable(path)?;
         let dir = OutputDir {
             path: path.to_path_buf(),
-            force,
+            force: force || reuse,
         };
         let marker = dir.path.join(INCOMPLETE_MARKER);
         fs::write(&marker, marker_text())
@@ -161,6 +193,33 @@ impl OutputDir {
             Err(e) => Err(OutputError::io(&marker, "remove the in-progress marker", e)),
         }
     }
+}
+
+/// Whether `folder` holds the [`INCOMPLETE_MARKER`] of a run whose process is
+/// known to have stopped (Linux: no `/proc/PID`; elsewhere this cannot be
+/// told, and the answer is `false`).
+fn stopped_run(folder: &Path) -> bool {
+    let Ok(text) = fs::read_to_string(folder.join(INCOMPLETE_MARKER)) else {
+        return false;
+    };
+    let pid = text
+        .lines()
+        .find_map(|l| l.strip_prefix("process id: "))
+        .and_then(|p| p.trim().parse::<u32>().ok());
+    match pid {
+        Some(pid) if pid != std::process::id() => process_stopped(pid),
+        _ => false,
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn process_stopped(pid: u32) -> bool {
+    Path::new("/proc").is_dir() && !Path::new("/proc").join(pid.to_string()).exists()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn process_stopped(_pid: u32) -> bool {
+    false
 }
 
 fn write_and_sync(path: &Path, contents: &[u8]) -> std::io::Result<()> {
@@ -286,6 +345,52 @@ mod tests {
             assert!(matches!(err, OutputError::BadFileName { .. }), "{name:?}");
         }
         assert!(!folder.parent().unwrap().join("escape.txt").exists());
+        fs::remove_dir_all(folder).unwrap();
+    }
+
+    #[test]
+    fn checking_creates_nothing_and_refuses_what_create_refuses() {
+        let root = scratch("check");
+        let folder = root.join("out");
+        OutputDir::check_available(&folder, false).unwrap();
+        assert!(!root.exists(), "checking must not create anything");
+        fs::create_dir_all(&folder).unwrap();
+        OutputDir::check_available(&folder, false).unwrap();
+        fs::write(folder.join("old.csv"), b"old").unwrap();
+        let err = OutputDir::check_available(&folder, false).unwrap_err();
+        assert!(err.to_string().contains("old.csv"), "{err}");
+        OutputDir::check_available(&folder, true).unwrap();
+        let file = folder.join("old.csv");
+        assert!(OutputDir::check_available(&file, true).is_err());
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn the_partial_output_of_a_stopped_run_is_reused_without_force() {
+        let folder = scratch("stopped");
+        fs::create_dir_all(&folder).unwrap();
+        fs::write(folder.join("chain_1.csv"), b"partial").unwrap();
+        // A marker of a process that is not running (pid 4294967295 never is).
+        fs::write(
+            folder.join(INCOMPLETE_MARKER),
+            "A qnmc run is writing into this folder.\nprocess id: 4294967295\n",
+        )
+        .unwrap();
+        if cfg!(target_os = "linux") {
+            OutputDir::check_available(&folder, false).unwrap();
+            let out = OutputDir::create(&folder, false).unwrap();
+            out.write("chain_1.csv", b"complete").unwrap();
+            out.finish().unwrap();
+            assert_eq!(fs::read(folder.join("chain_1.csv")).unwrap(), b"complete");
+            assert!(!folder.join(INCOMPLETE_MARKER).exists());
+        }
+        // A marker of a live process (this one) is a run in progress: refused.
+        fs::write(
+            folder.join(INCOMPLETE_MARKER),
+            format!("process id: {}\n", std::process::id()),
+        )
+        .unwrap();
+        assert!(OutputDir::check_available(&folder, false).is_err());
         fs::remove_dir_all(folder).unwrap();
     }
 

@@ -20,7 +20,10 @@ use crate::model::KnownPosterior;
 /// * `sampler_stats`: per chain (`per_chain`) and for the run (`run`) the
 ///   acceptance mean, divergences, step size, gradient evaluations, warm-up
 ///   and sampling seconds, and the bulk ESS of the slowest quantity per
-///   second (warm-up + sampling) and per gradient evaluation.
+///   second (warm-up + sampling) and per gradient evaluation;
+/// * `diagnostics`: whether the run is `usable` (else `unusable_reasons`),
+///   its `warnings` and `notes`, E-BFMI per chain and maximum-tree-depth
+///   hits (NUTS), and the thresholds used (see [`super::RunHealth`]).
 ///
 /// Non-finite numbers (a NaN ESS of a constant chain, say) are written as
 /// `null`, so the output is always valid JSON.
@@ -48,6 +51,7 @@ use crate::model::KnownPosterior;
 /// ```
 pub fn summary_json(run: &RunDraws, known: Option<&KnownPosterior>) -> String {
     let summary = summarize_run(run, known);
+    let health = super::run_health::assess(run, &summary);
     let settings: Map<String, Value> = run
         .settings
         .iter()
@@ -80,6 +84,7 @@ pub fn summary_json(run: &RunDraws, known: Option<&KnownPosterior>) -> String {
                 "ess_per_gradient": number(summary.ess_per_gradient),
             },
         },
+        "diagnostics": health.json(),
     });
     // Serialising a `Value` built from strings and numbers cannot fail.
     serde_json::to_string_pretty(&document).unwrap_or_default() + "\n"

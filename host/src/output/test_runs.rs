@@ -44,6 +44,8 @@ pub(crate) fn gaussian_run(chains: usize, draws: usize, quantities: usize, seed:
                 lp_seconds: 0.0,
                 sampling_seconds: 1.0,
                 gradient_evaluations: 10 * draws as u64,
+                tree_depth: Vec::new(),
+                energy: Vec::new(),
             }
         })
         .collect();
@@ -53,6 +55,8 @@ pub(crate) fn gaussian_run(chains: usize, draws: usize, quantities: usize, seed:
         settings: vec![("warmup".into(), "0".into())],
         names: (1..=quantities).map(|i| format!("x[{i}]")).collect(),
         chains,
+        target_acceptance: None,
+        max_tree_depth: None,
     }
 }
 

@@ -384,6 +384,7 @@ pub fn run(options: &ReproduceOptions) -> Reproduction {
         categories: Vec::new(),
     };
     Reproduction {
+        skipped: Vec::new(),
         name: "amagold-fig1".into(),
         title:
             "AMAGOLD (Zhang, Cooper & De Sa 2020), Fig. 1: double well, density error vs step size"

@@ -277,6 +277,7 @@ pub fn run(options: &ReproduceOptions) -> Reproduction {
         charts.push(chart(p, true));
     }
     Reproduction {
+        skipped: Vec::new(),
         name: "hamcmc-fig2".to_string(),
         title: "HAMCMC (Şimşekli et al. 2016), Figure 2: posterior-mean error on the linear Gaussian model"
             .to_string(),

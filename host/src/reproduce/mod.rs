@@ -62,6 +62,10 @@ pub struct Reproduction {
     pub markdown: String,
     /// Charts to render beside the report.
     pub charts: Vec<Chart>,
+    /// Parts that did not run, each with why (data not found); empty when
+    /// everything ran. `qnmc reproduce` prints them and exits with
+    /// [`crate::cli::EXIT_SKIPPED`].
+    pub skipped: Vec<String>,
 }
 
 /// Runs the reproduction called `name` (one of [`NAMES`]); `None` for an

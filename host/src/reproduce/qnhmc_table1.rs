@@ -347,6 +347,7 @@ pub fn run(options: &ReproduceOptions) -> Reproduction {
     let lengths = Lengths::new(options.quick);
     let rows = rows(options);
     Reproduction {
+        skipped: Vec::new(),
         name: "qnhmc-table1".to_string(),
         title: "QNHMC (Fu, Luo & Zhang 2016), Table 1: 100-D Gaussian N(0, 11ᵀ + 4I)".to_string(),
         markdown: markdown(&rows, lengths, options),

@@ -351,6 +351,7 @@ pub fn run(options: &ReproduceOptions) -> Reproduction {
         categories: vec!["U = θ²/2".into(), "U = θ⁴ − 2θ²".into()],
     };
     Reproduction {
+        skipped: Vec::new(),
         name: "recipe-fig2".into(),
         title: "Complete recipe (Ma, Chen & Fox 2015), Fig. 2: KL of SGLD, SGHMC, naive SGRHMC, gSGRHMC"
             .into(),

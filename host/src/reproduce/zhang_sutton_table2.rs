@@ -12,9 +12,10 @@
 //! defaults, target acceptance 0.8). MH-BFGS, which the paper tried and did
 //! not report, is an extra row; RMHMC is not built.
 //!
-//! Pima and Ripley are not shipped (GPL): they are read from
-//! `$QNMC_SHARED_DATA/logreg` (default `../shared/data/logreg` relative to the
-//! current directory), and the table says so when they are missing.
+//! Pima and Ripley are not shipped (GPL): they are read from `logreg/` in the
+//! shared data folder ([`crate::shared_data`]: `$QNMC_SHARED_DATA`, else
+//! `shared/data` beside the repository); when it is missing the table says
+//! so and [`Reproduction::skipped`] names them.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -34,7 +35,7 @@ use crate::model::{Model, PaddedModel};
 use crate::targets::{LogisticRegressionModel, LogregDataset};
 
 /// Environment variable naming the shared data folder (holding `logreg/`).
-pub const DATA_ENV: &str = "QNMC_SHARED_DATA";
+pub const DATA_ENV: &str = crate::shared_data::DATA_ENV;
 /// HMC leapfrog steps (the paper's L = 40).
 pub const HMC_LEAPFROG: u32 = 40;
 /// HMC-BFGS leapfrog steps (the paper's L = 20).
@@ -121,12 +122,10 @@ pub enum DatasetResult {
     Missing(String),
 }
 
-/// The data folder: `$QNMC_SHARED_DATA/logreg`, else `../shared/data/logreg`.
-pub fn data_dir() -> PathBuf {
-    std::env::var_os(DATA_ENV)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("../shared/data"))
-        .join("logreg")
+/// The data folder: `logreg/` in the shared data folder
+/// ([`crate::shared_data::locate`]), or why it was not found.
+pub fn data_dir() -> Result<PathBuf, crate::shared_data::NotFound> {
+    crate::shared_data::locate(None).map(|d| d.join("logreg"))
 }
 
 /// Per-run result of one sampler: per-coordinate ESS and costs.
@@ -366,10 +365,16 @@ pub fn results(options: &ReproduceOptions) -> Vec<(LogregDataset, DatasetResult)
     LogregDataset::ALL
         .iter()
         .map(|&dataset| {
-            let result = match LogisticRegressionModel::from_dataset(dataset, &dir) {
-                Err(e) => DatasetResult::Missing(format!(
-                    "data not found ({e}); set {DATA_ENV} to the folder holding logreg/"
-                )),
+            // German, Australian and Heart are built in and ignore the folder.
+            let loaded = match (&dir, LogisticRegressionModel::builtin(dataset)) {
+                (_, Some(model)) => Ok(model),
+                (Ok(dir), None) => {
+                    LogisticRegressionModel::from_dataset(dataset, dir).map_err(|e| e.to_string())
+                }
+                (Err(e), None) => Err(e.to_string()),
+            };
+            let result = match loaded {
+                Err(e) => DatasetResult::Missing(format!("skipped: {e}")),
                 Ok(model) => DatasetResult::Rows(match dataset {
                     // K = ⌊D/2⌋ + 1 ("slightly higher than d/2"), M = K − 2.
                     LogregDataset::Australian => dataset_rows::<15, 8, 6>(dataset, &model, options),
@@ -387,8 +392,16 @@ pub fn results(options: &ReproduceOptions) -> Vec<(LogregDataset, DatasetResult)
 /// Runs the experiment and writes the report.
 pub fn run(options: &ReproduceOptions) -> Reproduction {
     let results = results(options);
+    let skipped = results
+        .iter()
+        .filter_map(|(dataset, result)| match result {
+            DatasetResult::Missing(why) => Some(format!("{dataset:?}: {why}")),
+            DatasetResult::Rows(_) => None,
+        })
+        .collect();
     Reproduction {
         name: "zhang-sutton-table2".to_string(),
+        skipped,
         title: "Zhang & Sutton (2011), Table 2: effective samples per second, Bayesian logistic regression"
             .to_string(),
         markdown: markdown(&results, options),
@@ -426,7 +439,10 @@ fn markdown(results: &[(LogregDataset, DatasetResult)], options: &ReproduceOptio
         options.seed,
         lengths.samples,
         lengths.samples,
-        data_dir().display()
+        data_dir().map_or_else(
+            |_| "the shared data folder (not found)".to_string(),
+            |d| d.display().to_string()
+        )
     );
     md.push_str("## The paper's Table 2 (ES/s, Java, machine not stated)\n\n");
     md.push_str(

@@ -298,7 +298,7 @@ fn adaptive_nuts<const D: usize, E: MetricEstimator<f64, D>>(
     if warmup > 0 {
         chain.set_jitter(STEP_SIZE_JITTER)?;
     }
-    Ok(NutsChain { chain })
+    Ok(NutsChain { chain, last: None })
 }
 
 /// The model's initial point plus a perturbation uniform on (−r, r) in every
@@ -446,6 +446,10 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
             chain.step_size.push(stats.step_size);
             chain.n_leapfrog.push(stats.gradient_evaluations);
             chain.divergent.push(stats.divergent);
+            if let Some((depth, energy)) = sampler.tree_and_energy() {
+                chain.tree_depth.push(depth);
+                chain.energy.push(energy);
+            }
             job.model.constrain(&x[..n], &mut row);
             chain.values.extend_from_slice(&row);
         }

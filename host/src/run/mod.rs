@@ -178,6 +178,11 @@ pub fn run(
         settings: describe(model, sampler, settings, d),
         names: model.output_names(),
         chains,
+        target_acceptance: (sampler.adapts_step_size()
+            && settings.step_size.is_none()
+            && settings.warmup > 0)
+            .then(|| settings.target_acceptance_for(sampler)),
+        max_tree_depth: (sampler == SamplerKind::Nuts).then(|| settings.max_tree_depth_for()),
     })
 }
 

@@ -37,6 +37,10 @@ pub(crate) trait ChainSampler<const D: usize> {
     fn is_warming_up(&self) -> Option<bool> {
         None
     }
+    /// NUTS only: tree depth and Hamiltonian energy of the last transition.
+    fn tree_and_energy(&self) -> Option<(u32, f64)> {
+        None
+    }
 }
 
 /// The constant metric G = I that SGRLD and SGRHMC use on general targets:
@@ -86,6 +90,8 @@ exact_sampler!(Qnhmc<f64, D, M>, [const D: usize, const M: usize]);
 /// is every gradient the chain spent.
 pub(crate) struct NutsChain<const D: usize, E: MetricEstimator<f64, D>> {
     pub(crate) chain: AdaptiveNuts<f64, D, E>,
+    /// Tree depth and energy of the last transition.
+    pub(crate) last: Option<(u32, f64)>,
 }
 
 impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D, E> {
@@ -96,7 +102,9 @@ impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D
     ) -> Result<StepStats<f64>, Error> {
         let warming_up = self.chain.is_warming_up();
         let before = self.chain.warmup_gradient_evaluations();
-        let mut stats = self.chain.step(target, rng).step_stats();
+        let nuts = self.chain.step(target, rng);
+        self.last = Some((nuts.tree_depth, nuts.energy));
+        let mut stats = nuts.step_stats();
         if warming_up {
             let spent = self.chain.warmup_gradient_evaluations() - before;
             stats.gradient_evaluations = u32::try_from(spent).unwrap_or(u32::MAX);
@@ -114,6 +122,9 @@ impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D
     }
     fn is_warming_up(&self) -> Option<bool> {
         Some(self.chain.is_warming_up())
+    }
+    fn tree_and_energy(&self) -> Option<(u32, f64)> {
+        self.last
     }
 }
 

@@ -1,20 +1,16 @@
-//! Helpers shared by the targets' unit tests: the `shared/` data directory,
+//! Helpers shared by the targets' unit tests: the shared data folder,
 //! finite-difference gradient checks, seeded random points.
 
 use crate::model::{Model, ModelRng};
 use rand_core::{Rng, SeedableRng};
 use std::path::PathBuf;
 
-/// The repository's `shared/` directory, `../../shared` from `host/`. Tests
-/// that need it fail (never skip) when it is missing: CI has it.
-pub(crate) fn shared_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared");
-    assert!(
-        dir.join("data").is_dir(),
-        "the shared data directory {} is missing: these tests need it",
-        dir.display()
-    );
-    dir
+/// The shared data folder (`shared/data` beside the repository, or
+/// `$QNMC_SHARED_DATA`), or `None` after one `skipped <test>: …` line; with
+/// `QNMC_REQUIRE_SHARED_DATA=1` (CI) a missing folder fails the test
+/// ([`crate::shared_data::for_test`]).
+pub(crate) fn shared_data(test: &str) -> Option<PathBuf> {
+    crate::shared_data::for_test(test)
 }
 
 /// A uniform number in [−1, 1).

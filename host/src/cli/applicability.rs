@@ -1,0 +1,228 @@
+//! Options that do not apply to the chosen sampler or target are an error
+//! naming the option, never silently ignored.
+//!
+//! Only options given on the command line are checked (`given`: clap's
+//! argument ids, the field names of [`super::args`]); an option without a
+//! rule here applies everywhere.
+
+use crate::run::{MetricKind, SamplerKind};
+
+use super::args::SamplerArgs;
+
+/// The command-line spelling of an argument id (`leapfrog_steps` →
+/// `--leapfrog-steps`).
+pub fn flag(id: &str) -> String {
+    format!("--{}", id.replace('_', "-"))
+}
+
+/// Targets that read the shared data folder (`--shared-data`).
+pub const SHARED_DATA_TARGETS: [&str; 5] = [
+    "logreg-pima",
+    "logreg-ripley",
+    "eight-schools",
+    "sblrc-blr",
+    "ark",
+];
+
+/// The first given target option that `target` does not use, with why.
+pub fn target_option_error(target: &str, given: &[String]) -> Option<String> {
+    for id in given {
+        let applies = match id.as_str() {
+            "data" | "label_column" | "no_standardize" | "no_intercept" | "prior_variance" => {
+                Some((target == "logreg-csv", "is for --target logreg-csv"))
+            }
+            "covariance" => Some((target == "gaussian-cov", "is for --target gaussian-cov")),
+            "shared_data" => Some((
+                SHARED_DATA_TARGETS.contains(&target),
+                "is for the targets that read the shared data folder (logreg-pima, logreg-ripley, \
+                 eight-schools, sblrc-blr, ark)",
+            )),
+            _ => None,
+        };
+        if let Some((false, why)) = applies {
+            return Some(format!(
+                "{} does not apply to --target {target}: it {why}",
+                flag(id)
+            ));
+        }
+    }
+    None
+}
+
+/// The first given sampler option that `sampler` does not use on a target
+/// with `data_size` data points (`None`: no data to minibatch), with why.
+pub fn sampler_option_error(
+    args: &SamplerArgs,
+    data_size: Option<usize>,
+    given: &[String],
+) -> Option<String> {
+    use SamplerKind as S;
+    let sampler = args.sampler;
+    let nuts_lbfgs =
+        sampler == S::Nuts && args.metric.unwrap_or(MetricKind::Lbfgs) == MetricKind::Lbfgs;
+    for id in given {
+        let (applies, why): (bool, String) = match id.as_str() {
+            "leapfrog_steps" => (
+                matches!(sampler, S::Hmc | S::Qnhmc | S::HmcBfgs | S::Amagold | S::L2mc),
+                "is for hmc, qnhmc, hmc-bfgs, amagold and l2mc (nuts chooses its own trajectory length)".into(),
+            ),
+            "memory" => (
+                matches!(sampler, S::Qnhmc | S::Hamcmc) || nuts_lbfgs,
+                "is for qnhmc, hamcmc and nuts --metric lbfgs".into(),
+            ),
+            "mass" | "freeze_after" | "adaptive_memory" => {
+                (sampler == S::Qnhmc, "is for --sampler qnhmc".into())
+            }
+            "step_decay" => (sampler == S::Hamcmc, "is for --sampler hamcmc".into()),
+            "gamma" => (
+                matches!(sampler, S::Qnhmc | S::Hamcmc),
+                "is for qnhmc and hamcmc".into(),
+            ),
+            "batch_size" => match data_size {
+                _ if !sampler.uses_minibatches() => (
+                    false,
+                    "is for the minibatch samplers (hamcmc, amagold, sgld, psgld, sgrld, sghmc, sgnht, sgrhmc)".into(),
+                ),
+                None => (
+                    false,
+                    "the target has no data points to draw minibatches from (its gradient noise is built in)".into(),
+                ),
+                Some(_) => (true, String::new()),
+            },
+            "friction" => (
+                matches!(sampler, S::Sghmc | S::Sgnht | S::Amagold | S::L2mc),
+                "is for sghmc, sgnht, amagold and l2mc".into(),
+            ),
+            "sghmc_update" => (sampler == S::Sghmc, "is for --sampler sghmc".into()),
+            "target_acceptance" => match args.step_size {
+                _ if !sampler.adapts_step_size() => (
+                    false,
+                    "is for the samplers whose step size is adapted (nuts, hmc, qnhmc, hmc-bfgs, mh-bfgs, amagold, l2mc)".into(),
+                ),
+                Some(_) => (
+                    false,
+                    "a fixed --step-size turns the step-size adaptation off".into(),
+                ),
+                None => (true, String::new()),
+            },
+            "metric" | "max_tree_depth" => (sampler == S::Nuts, "is for --sampler nuts".into()),
+            _ => (true, String::new()),
+        };
+        if !applies {
+            return Some(format!(
+                "{} does not apply to --sampler {sampler}: {}{why}",
+                flag(id),
+                if why.starts_with("is ") { "it " } else { "" }
+            ));
+        }
+    }
+    None
+}
+
+/// Option ids that make no sense with `check --draws-files` (nothing is
+/// sampled, nothing written): any of them given is an error.
+pub const NOT_WITH_DRAWS_FILES: [&str; 23] = [
+    "sampler",
+    "chains",
+    "seed",
+    "warmup",
+    "draws",
+    "thin",
+    "step_size",
+    "leapfrog_steps",
+    "memory",
+    "mass",
+    "freeze_after",
+    "adaptive_memory",
+    "step_decay",
+    "gamma",
+    "batch_size",
+    "friction",
+    "sghmc_update",
+    "target_acceptance",
+    "metric",
+    "max_tree_depth",
+    "init_radius",
+    "output",
+    "force",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use clap::Parser;
+
+    fn sampler_args(args: &[&str]) -> SamplerArgs {
+        let mut all = vec!["qnmc", "run", "--target", "gaussian"];
+        all.extend_from_slice(args);
+        match Cli::parse_from(all).command {
+            crate::cli::Command::Run(a) => a.sampler,
+            _ => unreachable!(),
+        }
+    }
+
+    fn given(ids: &[&str]) -> Vec<String> {
+        ids.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn each_sampler_option_is_refused_where_it_does_not_apply() {
+        let nuts = sampler_args(&[]);
+        for id in [
+            "leapfrog_steps",
+            "mass",
+            "freeze_after",
+            "adaptive_memory",
+            "step_decay",
+            "gamma",
+            "batch_size",
+            "friction",
+            "sghmc_update",
+        ] {
+            let e = sampler_option_error(&nuts, Some(100), &given(&[id])).unwrap();
+            assert!(
+                e.starts_with(&flag(id)) && e.contains("--sampler nuts"),
+                "{e}"
+            );
+        }
+        // The default lbfgs metric takes --memory; diag does not.
+        assert!(sampler_option_error(&nuts, None, &given(&["memory", "metric"])).is_none());
+        let diag = sampler_args(&["--metric", "diag"]);
+        assert!(sampler_option_error(&diag, None, &given(&["memory"])).is_some());
+        let hmc = sampler_args(&["--sampler", "hmc"]);
+        for id in ["metric", "max_tree_depth", "memory"] {
+            assert!(
+                sampler_option_error(&hmc, None, &given(&[id])).is_some(),
+                "{id}"
+            );
+        }
+        assert!(
+            sampler_option_error(&hmc, None, &given(&["leapfrog_steps", "target_acceptance"]))
+                .is_none()
+        );
+        // A fixed step size leaves nothing to adapt.
+        let fixed = sampler_args(&["--sampler", "hmc", "--step-size", "0.1"]);
+        let e = sampler_option_error(&fixed, None, &given(&["target_acceptance"])).unwrap();
+        assert!(e.contains("fixed --step-size"), "{e}");
+        // Minibatches need data.
+        let sgld = sampler_args(&["--sampler", "sgld"]);
+        assert!(sampler_option_error(&sgld, Some(270), &given(&["batch_size"])).is_none());
+        let e = sampler_option_error(&sgld, None, &given(&["batch_size"])).unwrap();
+        assert!(e.contains("no data points"), "{e}");
+        assert!(sampler_option_error(&sgld, None, &given(&["target_acceptance"])).is_some());
+    }
+
+    #[test]
+    fn target_options_belong_to_their_targets() {
+        assert!(target_option_error("logreg-csv", &given(&["data", "no_intercept"])).is_none());
+        let e = target_option_error("logreg-heart", &given(&["no_intercept"])).unwrap();
+        assert!(
+            e.contains("--no-intercept") && e.contains("logreg-heart"),
+            "{e}"
+        );
+        assert!(target_option_error("gaussian", &given(&["covariance"])).is_some());
+        assert!(target_option_error("gaussian", &given(&["shared_data"])).is_some());
+        assert!(target_option_error("ark", &given(&["shared_data", "dimension"])).is_none());
+    }
+}

@@ -1,0 +1,435 @@
+//! Is the run usable, and what should its user worry about? The checks Stan,
+//! CmdStan and ArviZ users expect after every run, printed by `qnmc run` and
+//! written to `summary.json` (`diagnostics`).
+//!
+//! Unusable (`qnmc run` exits with code 3):
+//! - every kept transition of a chain diverged;
+//! - a chain never moved (every kept draw identical);
+//! - an infinite `lp__` or a non-finite parameter value among the kept draws
+//!   (a NaN `lp__` is one that was not computed: `--lp`).
+//!
+//! Warnings (`qnmc run --strict` exits with code 4 when there is any):
+//! - divergent transitions after warm-up;
+//! - rank-normalised R̂ above [`RHAT_WARNING`] = 1.01 (Vehtari et al. 2021);
+//! - bulk or tail ESS below [`ESS_PER_CHAIN`] = 100 per chain;
+//! - E-BFMI below [`EBFMI_WARNING`] = 0.3 in a chain (NUTS, which reports the
+//!   energy; Betancourt 2016);
+//! - transitions that hit NUTS's maximum tree depth;
+//! - mean acceptance more than [`ACCEPTANCE_TOLERANCE`] below the target the
+//!   step size was adapted to (or, for the samplers other than NUTS, above
+//!   it), or below [`FIXED_STEP_ACCEPTANCE`] with a fixed step size.
+//!
+//! Notes (never a failure): the stochastic-gradient samplers have no
+//! Metropolis test; their step-size bias is invisible to R̂ and ESS.
+
+use serde_json::{Value, json};
+
+use super::run_summary::RunSummary;
+use crate::draws::RunDraws;
+use crate::run::SamplerKind;
+
+/// R̂ above this is a warning.
+pub const RHAT_WARNING: f64 = 1.01;
+/// Bulk or tail ESS below this many per chain is a warning.
+pub const ESS_PER_CHAIN: f64 = 100.0;
+/// E-BFMI below this in any chain is a warning.
+pub const EBFMI_WARNING: f64 = 0.3;
+/// Mean acceptance further than this from the adapted target is a warning.
+pub const ACCEPTANCE_TOLERANCE: f64 = 0.15;
+/// With a fixed step size, mean acceptance below this is a warning (an
+/// exact sampler that rejects nearly every proposal barely moves).
+pub const FIXED_STEP_ACCEPTANCE: f64 = 0.1;
+
+/// The verdict on a run.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunHealth {
+    /// Why the draws are unusable; empty when they are usable.
+    pub unusable: Vec<String>,
+    /// Warnings, one sentence each.
+    pub warnings: Vec<String>,
+    /// Notes that are not failures (what the diagnostics cannot see).
+    pub notes: Vec<String>,
+    /// E-BFMI per chain (NUTS; empty for samplers without energies).
+    pub ebfmi: Vec<f64>,
+    /// Kept transitions that hit the maximum tree depth (NUTS), all chains.
+    pub max_depth_hits: Option<usize>,
+}
+
+impl RunHealth {
+    /// `true` when the draws can be used (there may still be warnings).
+    pub fn usable(&self) -> bool {
+        self.unusable.is_empty()
+    }
+
+    /// The lines `qnmc run` prints: `unusable: …`, `warning: …`, `note: …`.
+    pub fn lines(&self) -> Vec<String> {
+        self.unusable
+            .iter()
+            .map(|m| format!("unusable: {m}"))
+            .chain(self.warnings.iter().map(|m| format!("warning: {m}")))
+            .chain(self.notes.iter().map(|m| format!("note: {m}")))
+            .collect()
+    }
+
+    /// The `diagnostics` object of `summary.json`.
+    pub fn json(&self) -> Value {
+        json!({
+            "usable": self.usable(),
+            "unusable_reasons": self.unusable,
+            "warnings": self.warnings,
+            "notes": self.notes,
+            "ebfmi_per_chain": self.ebfmi.iter().map(|&e| number(e)).collect::<Vec<_>>(),
+            "max_tree_depth_hits": self.max_depth_hits,
+            "thresholds": {
+                "rhat": RHAT_WARNING,
+                "ess_per_chain": ESS_PER_CHAIN,
+                "ebfmi": EBFMI_WARNING,
+                "acceptance_tolerance": ACCEPTANCE_TOLERANCE,
+            },
+        })
+    }
+}
+
+/// A non-finite number in words (JSON readers choke on `NaN` and `inf`).
+fn non_finite(x: f64) -> &'static str {
+    if x.is_nan() {
+        "not a number"
+    } else if x > 0.0 {
+        "+∞"
+    } else {
+        "−∞"
+    }
+}
+
+/// A JSON number, `null` for NaN and ±∞.
+fn number(x: f64) -> Value {
+    serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+}
+
+/// E-BFMI of one chain's energies: Σ(Eₙ − Eₙ₋₁)² / Σ(Eₙ − Ē)² (NaN for
+/// fewer than 2 finite values or constant energy).
+pub fn ebfmi(energy: &[f64]) -> f64 {
+    if energy.len() < 2 || energy.iter().any(|e| !e.is_finite()) {
+        return f64::NAN;
+    }
+    let mean = energy.iter().sum::<f64>() / energy.len() as f64;
+    let numerator: f64 = energy.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum();
+    let denominator: f64 = energy.iter().map(|e| (e - mean).powi(2)).sum();
+    if denominator > 0.0 {
+        numerator / denominator
+    } else {
+        f64::NAN
+    }
+}
+
+/// Judges `run` (with its [`RunSummary`]).
+pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
+    let mut health = RunHealth::default();
+    let sampler = run.sampler.parse::<SamplerKind>().ok();
+    let chains = run.chains.len();
+    let q = run.names.len();
+
+    // Unusable.
+    for c in &run.chains {
+        let n = c.len();
+        if n > 0 && c.divergent.iter().all(|&d| d) {
+            health.unusable.push(format!(
+                "chain {}: every one of its {n} kept transitions diverged",
+                c.chain_id
+            ));
+        }
+        if n > 1 && q > 0 {
+            let first = &c.values[..q];
+            if c.values.chunks(q).all(|row| row == first) {
+                health.unusable.push(format!(
+                    "chain {}: never moved (all {n} kept draws are identical)",
+                    c.chain_id
+                ));
+            }
+        }
+        // NaN lp__ means "not computed" (minibatch samplers under `--lp none`
+        // or `every N`); an exact sampler never keeps a NaN state, and a NaN
+        // parameter value is caught below.
+        if let Some(i) = c.lp.iter().position(|v| v.is_infinite()) {
+            health.unusable.push(format!(
+                "chain {}: lp__ is {} at kept draw {} (the log density overflowed or is undefined there)",
+                c.chain_id,
+                non_finite(c.lp[i]),
+                i + 1
+            ));
+        } else if let Some(k) = c.values.iter().position(|v| !v.is_finite()) {
+            health.unusable.push(format!(
+                "chain {}: {} is {} at kept draw {}",
+                c.chain_id,
+                run.names[k % q],
+                non_finite(c.values[k]),
+                k / q + 1
+            ));
+        }
+    }
+
+    // Divergences.
+    let kept: usize = run.chains.iter().map(|c| c.len()).sum();
+    let divergent: usize = summary.chains.iter().map(|c| c.divergences).sum();
+    if divergent > 0 {
+        health.warnings.push(format!(
+            "{divergent} of {kept} transitions after warm-up diverged: the draws may be biased \
+             (raise --target-acceptance, lower --step-size, or reparameterise the model)"
+        ));
+    }
+
+    // R̂ and ESS, over lp__ and every quantity.
+    let mut worst_rhat: Option<(&str, f64)> = None;
+    let ess_floor = ESS_PER_CHAIN * chains as f64;
+    let mut low_bulk: Option<(&str, f64)> = None;
+    let mut low_tail: Option<(&str, f64)> = None;
+    let all = std::iter::once(("lp__", &summary.lp)).chain(
+        summary
+            .quantities
+            .iter()
+            .map(|qs| (qs.name.as_str(), &qs.stats)),
+    );
+    let mut undefined = Vec::new();
+    for (name, s) in all {
+        if s.rhat.is_finite() {
+            if worst_rhat.is_none_or(|(_, r)| s.rhat > r) {
+                worst_rhat = Some((name, s.rhat));
+            }
+        } else if s.sd > 0.0 {
+            undefined.push(name);
+        }
+        if s.ess_bulk.is_finite() && low_bulk.is_none_or(|(_, e)| s.ess_bulk < e) {
+            low_bulk = Some((name, s.ess_bulk));
+        }
+        if s.ess_tail.is_finite() && low_tail.is_none_or(|(_, e)| s.ess_tail < e) {
+            low_tail = Some((name, s.ess_tail));
+        }
+    }
+    if let Some((name, r)) = worst_rhat.filter(|(_, r)| *r > RHAT_WARNING) {
+        health.warnings.push(format!(
+            "max R-hat is {r:.3} ({name}) > {RHAT_WARNING}: the chains disagree; run longer \
+             (--warmup, --draws) or check the model"
+        ));
+    }
+    if health.usable() && !undefined.is_empty() {
+        health.warnings.push(format!(
+            "R-hat and ESS are undefined for {} (a chain constant in it, or too few draws)",
+            undefined.join(", ")
+        ));
+    }
+    for (kind, low) in [("bulk", low_bulk), ("tail", low_tail)] {
+        if let Some((name, e)) = low.filter(|(_, e)| *e < ess_floor) {
+            health.warnings.push(format!(
+                "{kind} ESS is {e:.0} ({name}) < {ESS_PER_CHAIN} per chain ({ess_floor:.0} for \
+                 {chains} chains): too few effective draws for reliable estimates; run longer"
+            ));
+        }
+    }
+
+    // E-BFMI and tree depth (NUTS).
+    if run
+        .chains
+        .iter()
+        .all(|c| c.energy.len() == c.len() && c.len() > 1)
+    {
+        health.ebfmi = run.chains.iter().map(|c| ebfmi(&c.energy)).collect();
+        let low: Vec<String> = run
+            .chains
+            .iter()
+            .zip(&health.ebfmi)
+            .filter(|(_, e)| **e < EBFMI_WARNING)
+            .map(|(c, e)| format!("chain {} {e:.2}", c.chain_id))
+            .collect();
+        if !low.is_empty() {
+            health.warnings.push(format!(
+                "E-BFMI below {EBFMI_WARNING} ({}): the momentum resampling explores the energy \
+                 poorly (heavy tails or a poor metric); reparameterise or change --metric",
+                low.join(", ")
+            ));
+        }
+    }
+    if let Some(max) = run.max_tree_depth {
+        let hits: usize = run
+            .chains
+            .iter()
+            .map(|c| c.tree_depth.iter().filter(|&&d| d >= max).count())
+            .sum();
+        health.max_depth_hits = Some(hits);
+        if hits > 0 {
+            health.warnings.push(format!(
+                "{hits} of {kept} transitions hit the maximum tree depth {max}: trajectories were \
+                 cut short (raise --max-tree-depth up to 10, or use a better --metric)"
+            ));
+        }
+    }
+
+    // Acceptance.
+    let accept: Vec<f64> = run
+        .chains
+        .iter()
+        .flat_map(|c| c.accept_stat.iter().copied())
+        .collect();
+    let mean_accept = crate::diagnostics::mean(&accept);
+    let exact = sampler.is_some_and(SamplerKind::is_exact);
+    if mean_accept.is_finite() && exact {
+        match run.target_acceptance {
+            Some(target) => {
+                let low = mean_accept < target - ACCEPTANCE_TOLERANCE;
+                // NUTS adapts its symmetric statistic and reports Stan's,
+                // which may sit above the target: only a low one warns.
+                let high = sampler != Some(SamplerKind::Nuts)
+                    && mean_accept > target + ACCEPTANCE_TOLERANCE;
+                if low || high {
+                    health.warnings.push(format!(
+                        "mean acceptance {mean_accept:.2} is far from the target {target} the step \
+                         size was adapted to: {}",
+                        if low {
+                            "the adaptation did not settle (a longer --warmup, or a posterior whose \
+                             scale changes across its range)"
+                        } else {
+                            "the step size is smaller than it needs to be (a longer --warmup helps)"
+                        }
+                    ));
+                }
+            }
+            None if mean_accept < FIXED_STEP_ACCEPTANCE => {
+                health.warnings.push(format!(
+                    "mean acceptance {mean_accept:.2} with a fixed --step-size: nearly every \
+                     proposal is rejected; lower --step-size or let it adapt"
+                ));
+            }
+            None => {}
+        }
+    }
+
+    if sampler.is_some_and(|s| !s.is_exact()) {
+        health.notes.push(format!(
+            "{} has no Metropolis correction: its draws carry a bias that grows with the step \
+             size, and R-hat and ESS cannot detect it (they can look perfect around the wrong \
+             answer). Compare with a run at half the --step-size, or use `qnmc check` where the \
+             posterior is known.",
+            run.sampler
+        ));
+    }
+    health
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::summarize_run;
+    use crate::output::test_runs::gaussian_run;
+
+    fn health(run: &RunDraws) -> RunHealth {
+        assess(run, &summarize_run(run, None))
+    }
+
+    #[test]
+    fn a_good_run_has_one_warning_for_its_one_divergence() {
+        // Independent N(0, 1) draws, 4 x 1000: R-hat ~ 1, ESS ~ 4000; the
+        // test run marks draw 1 of chain 1 divergent.
+        let run = gaussian_run(4, 1000, 3, 5);
+        let h = health(&run);
+        assert!(h.usable(), "{h:?}");
+        assert_eq!(h.warnings.len(), 1, "{h:?}");
+        assert!(h.warnings[0].starts_with("1 of 4000 transitions"), "{h:?}");
+    }
+
+    #[test]
+    fn stuck_divergent_and_non_finite_chains_are_unusable() {
+        let mut run = gaussian_run(2, 200, 2, 1);
+        // Chain 1: never moves, every transition divergent.
+        let first = run.chains[0].values[..2].to_vec();
+        for row in run.chains[0].values.chunks_mut(2) {
+            row.copy_from_slice(&first);
+        }
+        run.chains[0].divergent = vec![true; 200];
+        // Chain 2: one non-finite lp__.
+        run.chains[1].lp[7] = f64::NEG_INFINITY;
+        let h = health(&run);
+        assert!(!h.usable());
+        let text = h.unusable.join("\n");
+        assert!(text.contains("chain 1: every one of its 200"), "{text}");
+        assert!(text.contains("chain 1: never moved"), "{text}");
+        assert!(
+            text.contains("chain 2: lp__ is −∞ at kept draw 8"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn disagreeing_chains_and_few_draws_warn() {
+        let mut run = gaussian_run(4, 1000, 1, 3);
+        // Shift one chain by 1 sd: R-hat well above 1.01.
+        for v in &mut run.chains[3].values {
+            *v += 1.0;
+        }
+        let h = health(&run);
+        assert!(
+            h.warnings.iter().any(|w| w.starts_with("max R-hat")),
+            "{h:?}"
+        );
+        // A strongly autocorrelated chain: ESS far below 100 per chain.
+        let mut sticky = gaussian_run(4, 200, 1, 4);
+        for c in &mut sticky.chains {
+            for i in 1..c.values.len() {
+                c.values[i] = 0.99 * c.values[i - 1] + 0.14 * c.values[i];
+            }
+        }
+        let h = health(&sticky);
+        assert!(
+            h.warnings.iter().any(|w| w.starts_with("bulk ESS")),
+            "{h:?}"
+        );
+    }
+
+    #[test]
+    fn ebfmi_tree_depth_and_acceptance_warn() {
+        let mut run = gaussian_run(2, 500, 1, 6);
+        run.sampler = "nuts".into();
+        run.max_tree_depth = Some(10);
+        run.target_acceptance = Some(0.8);
+        for c in &mut run.chains {
+            // A random walk in the energy: E-BFMI ≈ 0.
+            let mut e = 0.0;
+            c.energy = c
+                .values
+                .iter()
+                .map(|v| {
+                    e += v;
+                    e
+                })
+                .collect();
+            c.tree_depth = vec![3; c.len()];
+            c.tree_depth[0] = 10;
+            c.accept_stat = vec![0.5; c.len()];
+        }
+        let h = health(&run);
+        let text = h.warnings.join("\n");
+        assert!(text.contains("E-BFMI below 0.3"), "{text}");
+        assert!(
+            text.contains("2 of 1000 transitions hit the maximum tree depth 10"),
+            "{text}"
+        );
+        assert!(
+            text.contains("mean acceptance 0.50 is far from the target 0.8"),
+            "{text}"
+        );
+        assert_eq!(h.max_depth_hits, Some(2));
+        // White-noise energies have E-BFMI ≈ 2: no warning.
+        assert!((ebfmi(&run.chains[0].values) - 2.0).abs() < 0.3);
+    }
+
+    #[test]
+    fn stochastic_gradient_samplers_get_the_bias_note() {
+        let mut run = gaussian_run(4, 1000, 2, 8);
+        run.sampler = "sgld".into();
+        let h = health(&run);
+        assert!(
+            h.notes[0].contains("R-hat and ESS cannot detect it"),
+            "{h:?}"
+        );
+        run.sampler = "hmc".into();
+        assert!(health(&run).notes.is_empty());
+    }
+}

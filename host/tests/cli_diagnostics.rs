@@ -1,0 +1,256 @@
+//! The diagnostics after every `qnmc run` (issue 11, item 1): warnings
+//! printed and written to `summary.json`, exit code 3 for an unusable run,
+//! 4 for `--strict` with warnings, and the stochastic-gradient samplers'
+//! note that R-hat and ESS do not see their step-size bias.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn qnmc(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_qnmc"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the qnmc binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "qnmc-cli-diagnostics-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn summary(dir: &Path, fit: &str) -> Value {
+    let text = std::fs::read_to_string(dir.join(fit).join("summary.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The issue's examples: QNHMC without warm-up on Statlog heart (every
+/// transition divergent, the chains never leave their starts) and HMC with
+/// ε = 1e10. Both used to print a normal table and exit 0.
+#[test]
+fn unusable_runs_exit_3_with_the_reasons() {
+    let dir = scratch("unusable");
+    let (code, _, err) = qnmc(
+        &[
+            "run",
+            "--target",
+            "logreg-heart",
+            "--sampler",
+            "qnhmc",
+            "--warmup",
+            "0",
+            "--draws",
+            "100",
+            "--quiet",
+            "--output",
+            "stuck",
+        ],
+        &dir,
+    );
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("unusable: chain 1: every one of its 100 kept transitions diverged"),
+        "{err}"
+    );
+    assert!(err.contains("unusable: chain 1: never moved"), "{err}");
+    assert!(err.contains("error: the run is unusable"), "{err}");
+    // The files are complete and say so.
+    assert!(!dir.join("stuck/INCOMPLETE").exists());
+    let json = summary(&dir, "stuck");
+    assert_eq!(json["diagnostics"]["usable"], false);
+    assert!(
+        json["diagnostics"]["unusable_reasons"]
+            .as_array()
+            .unwrap()
+            .len()
+            >= 4
+    );
+
+    let (code, _, err) = qnmc(
+        &[
+            "run",
+            "--target",
+            "logreg-heart",
+            "--sampler",
+            "hmc",
+            "--step-size",
+            "1e10",
+            "--draws",
+            "100",
+            "--warmup",
+            "100",
+            "--quiet",
+        ],
+        &dir,
+    );
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("unusable: chain"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A short random-walk run: too few effective draws. Warnings are printed
+/// and written; the run exits 0, or 4 with --strict.
+#[test]
+fn warnings_are_printed_and_strict_makes_them_fail() {
+    let dir = scratch("warnings");
+    let args = [
+        "run",
+        "--target",
+        "logreg-heart",
+        "--sampler",
+        "mh-bfgs",
+        "--warmup",
+        "100",
+        "--draws",
+        "100",
+        "--quiet",
+    ];
+    let mut with_output = args.to_vec();
+    with_output.extend(["--output", "short"]);
+    let (code, _, err) = qnmc(&with_output, &dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("warning: bulk ESS is"), "{err}");
+    assert!(err.contains("< 100 per chain (400 for 4 chains)"), "{err}");
+    let json = summary(&dir, "short");
+    let warnings = json["diagnostics"]["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().starts_with("bulk ESS is")),
+        "{json}"
+    );
+    assert_eq!(json["diagnostics"]["usable"], true);
+    let printed = err.lines().filter(|l| l.starts_with("warning: ")).count();
+    assert_eq!(printed, warnings.len(), "{err}");
+
+    let mut strict = args.to_vec();
+    strict.push("--strict");
+    let (code, _, err) = qnmc(&strict, &dir);
+    assert_eq!(code, 4, "{err}");
+    assert!(
+        err.contains(&format!("error: --strict: the run has {printed} warning")),
+        "{err}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// NUTS with the default settings on a 2-D Gaussian: nothing to warn about,
+/// so --strict passes; summary.json carries E-BFMI per chain and the
+/// tree-depth count. With --max-tree-depth 1 every transition hits it.
+#[test]
+fn a_clean_nuts_run_passes_strict_and_tree_depth_saturation_warns() {
+    let dir = scratch("nuts");
+    let (code, _, err) = qnmc(
+        &[
+            "run",
+            "--target",
+            "gaussian",
+            "--dimension",
+            "2",
+            "--strict",
+            "--quiet",
+            "--output",
+            "clean",
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("warning:"), "{err}");
+    let json = summary(&dir, "clean");
+    let ebfmi = json["diagnostics"]["ebfmi_per_chain"].as_array().unwrap();
+    assert_eq!(ebfmi.len(), 4);
+    assert!(ebfmi.iter().all(|e| e.as_f64().unwrap() > 0.3), "{json}");
+    assert_eq!(json["diagnostics"]["max_tree_depth_hits"], 0);
+
+    let (code, _, err) = qnmc(
+        &[
+            "run",
+            "--target",
+            "logreg-german",
+            "--max-tree-depth",
+            "1",
+            "--warmup",
+            "100",
+            "--draws",
+            "100",
+            "--quiet",
+            "--output",
+            "shallow",
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("transitions hit the maximum tree depth 1"),
+        "{err}"
+    );
+    let json = summary(&dir, "shallow");
+    assert!(
+        json["diagnostics"]["max_tree_depth_hits"].as_u64().unwrap() > 0,
+        "{json}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// SGLD's draws can look converged around the wrong answer: every SG run
+/// says so, in the output and in summary.json; exact samplers do not.
+#[test]
+fn stochastic_gradient_runs_say_that_rhat_and_ess_miss_their_bias() {
+    let dir = scratch("sg");
+    let (code, _, err) = qnmc(
+        &[
+            "run",
+            "--target",
+            "gaussian",
+            "--dimension",
+            "2",
+            "--sampler",
+            "sgld",
+            "--quiet",
+            "--output",
+            "sgld",
+        ],
+        &dir,
+    );
+    assert_ne!(code, 3, "{err}");
+    assert!(
+        err.contains("note: sgld has no Metropolis correction"),
+        "{err}"
+    );
+    assert!(err.contains("R-hat and ESS cannot detect it"), "{err}");
+    let json = summary(&dir, "sgld");
+    assert!(
+        json["diagnostics"]["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("step size"),
+        "{json}"
+    );
+    let (_, _, err) = qnmc(
+        &[
+            "run",
+            "--target",
+            "gaussian",
+            "--dimension",
+            "2",
+            "--sampler",
+            "hmc",
+            "--quiet",
+        ],
+        &dir,
+    );
+    assert!(!err.contains("note:"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

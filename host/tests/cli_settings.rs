@@ -1,0 +1,337 @@
+//! Settings errors and the output folder (issue 11, item 6): a refused
+//! command creates and marks nothing, so the corrected command runs without
+//! `--force`; negative numbers get a range error naming the option; options
+//! that do not apply to the sampler or target are errors naming the option;
+//! `check --draws-files` checks the quantities before any reference run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn qnmc(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_qnmc"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the qnmc binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("qnmc-cli-settings-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn assert_usage_error((code, _, err): (i32, String, String), expected: &str) {
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(expected), "expected {expected:?} in:\n{err}");
+}
+
+#[test]
+fn a_refused_command_leaves_no_folder_and_the_fixed_one_runs_without_force() {
+    let dir = scratch("retry");
+    let quick = ["--chains", "2", "--warmup", "100", "--quiet"];
+    let refused: [(&[&str], &str); 4] = [
+        (&["--draws", "2"], "--draws"),
+        (&["--step-size", "-1"], "--step-size"),
+        (
+            &["--sampler", "hmc", "--max-tree-depth", "3"],
+            "--max-tree-depth",
+        ),
+        (&["--sampler", "qnhmc", "--memory", "50"], "--memory"),
+    ];
+    for (bad, option) in refused {
+        let mut args = vec![
+            "run",
+            "--target",
+            "gaussian",
+            "--dimension",
+            "2",
+            "--output",
+            "fit",
+        ];
+        args.extend_from_slice(&quick);
+        args.extend_from_slice(bad);
+        let (code, _, err) = qnmc(&args, &dir);
+        assert_eq!(code, 2, "{bad:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(option),
+            "{bad:?}: {err}"
+        );
+        assert!(
+            !dir.join("fit").exists(),
+            "{bad:?} created the output folder: {err}"
+        );
+    }
+    // The same command with the setting fixed runs, no --force needed.
+    let mut args = vec![
+        "run",
+        "--target",
+        "gaussian",
+        "--dimension",
+        "2",
+        "--output",
+        "fit",
+        "--draws",
+        "200",
+    ];
+    args.extend_from_slice(&quick);
+    let (code, _, err) = qnmc(&args, &dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(dir.join("fit/summary.json").is_file());
+    assert!(!dir.join("fit/INCOMPLETE").exists());
+    // A finished folder still needs --force.
+    let (code, _, err) = qnmc(&args, &dir);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--force"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn negative_numbers_get_a_range_error_naming_the_option() {
+    let dir = scratch("negative");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--target", "gaussian", "--dimension", "2"];
+        args.extend_from_slice(extra);
+        qnmc(&args, &dir)
+    };
+    assert_usage_error(
+        run(&["--draws", "-5"]),
+        "'--draws <DRAWS>': must be at least 4, got -5",
+    );
+    assert_usage_error(
+        run(&["--chains", "-1"]),
+        "'--chains <CHAINS>': must be at least 1, got -1",
+    );
+    assert_usage_error(
+        run(&["--seed", "-3"]),
+        "'--seed <SEED>': must be at least 0, got -3",
+    );
+    assert_usage_error(
+        run(&["--warmup", "-10"]),
+        "'--warmup <WARMUP>': must be at least 0, got -10",
+    );
+    assert_usage_error(
+        run(&["--step-size", "-0.5"]),
+        "--step-size must be a positive number, got -0.5",
+    );
+    assert_usage_error(
+        run(&["--init-radius", "-2"]),
+        "--init-radius must be a number >= 0, got -2",
+    );
+    assert_usage_error(
+        run(&["--sampler", "hmc", "--leapfrog-steps", "-4"]),
+        "'--leapfrog-steps <LEAPFROG_STEPS>': must be at least 1, got -4",
+    );
+    assert_usage_error(
+        run(&["--max-tree-depth", "11"]),
+        "'--max-tree-depth <MAX_TREE_DEPTH>': must be at most 10, got 11",
+    );
+    for (code, _, err) in [run(&["--draws", "-5"]), run(&["--seed", "-3"])] {
+        assert!(!err.contains("unexpected argument"), "{code}: {err}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn options_that_do_not_apply_are_errors_naming_the_option() {
+    let dir = scratch("applies");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "--quiet"];
+        args.extend_from_slice(extra);
+        qnmc(&args, &dir)
+    };
+    assert_usage_error(
+        run(&["--target", "gaussian", "--leapfrog-steps", "5"]),
+        "error: --leapfrog-steps does not apply to --sampler nuts",
+    );
+    assert_usage_error(
+        run(&[
+            "--target",
+            "gaussian",
+            "--sampler",
+            "hmc",
+            "--metric",
+            "diag",
+        ]),
+        "error: --metric does not apply to --sampler hmc",
+    );
+    assert_usage_error(
+        run(&[
+            "--target",
+            "logreg-heart",
+            "--sampler",
+            "hmc",
+            "--batch-size",
+            "10",
+        ]),
+        "error: --batch-size does not apply to --sampler hmc",
+    );
+    assert_usage_error(
+        run(&[
+            "--target",
+            "gaussian",
+            "--sampler",
+            "sgld",
+            "--batch-size",
+            "10",
+        ]),
+        "error: --batch-size does not apply to --sampler sgld: the target has no data points",
+    );
+    assert_usage_error(
+        run(&[
+            "--target",
+            "logreg-heart",
+            "--sampler",
+            "hmc",
+            "--mass",
+            "identity",
+        ]),
+        "error: --mass does not apply to --sampler hmc",
+    );
+    assert_usage_error(
+        run(&[
+            "--target",
+            "logreg-heart",
+            "--sampler",
+            "sghmc",
+            "--sghmc-update",
+            "recipe-euler",
+            "--target-acceptance",
+            "0.9",
+        ]),
+        "error: --target-acceptance does not apply to --sampler sghmc",
+    );
+    assert_usage_error(
+        run(&[
+            "--target",
+            "logreg-heart",
+            "--sampler",
+            "hmc",
+            "--step-size",
+            "0.1",
+            "--target-acceptance",
+            "0.9",
+        ]),
+        "error: --target-acceptance does not apply to --sampler hmc: a fixed --step-size",
+    );
+    assert_usage_error(
+        run(&["--target", "logreg-heart", "--no-intercept"]),
+        "error: --no-intercept does not apply to --target logreg-heart",
+    );
+    assert_usage_error(
+        run(&["--target", "gaussian", "--covariance", "c.csv"]),
+        "error: --covariance does not apply to --target gaussian",
+    );
+    assert_usage_error(
+        run(&["--target", "gaussian", "--shared-data", "."]),
+        "error: --shared-data does not apply to --target gaussian",
+    );
+    // Options that do apply are accepted (a short run to prove it).
+    let (code, _, err) = run(&[
+        "--target",
+        "logreg-heart",
+        "--sampler",
+        "sgld",
+        "--batch-size",
+        "27",
+        "--warmup",
+        "50",
+        "--draws",
+        "50",
+        "--chains",
+        "1",
+    ]);
+    assert_ne!(code, 2, "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Runs `check` with a time limit: a reference run of 10⁸ draws would take
+/// hours, so a prompt exit proves nothing was run before the refusal.
+fn check_within(args: &[&str], dir: &Path, limit: Duration) -> (i32, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_qnmc"))
+        .arg("check")
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+            return (status.code().unwrap_or(-1), err);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("check {args:?} still running after {limit:?}: it started the reference run");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn check_refuses_draws_of_the_wrong_dimension_before_any_reference_run() {
+    let dir = scratch("draws-files");
+    let (code, _, err) = qnmc(
+        &[
+            "run",
+            "--target",
+            "gaussian",
+            "--dimension",
+            "2",
+            "--draws",
+            "100",
+            "--warmup",
+            "100",
+            "--quiet",
+            "--output",
+            "g2",
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    let files: Vec<String> = (1..=4).map(|k| format!("g2/chain_{k}.csv")).collect();
+    let mut args = vec![
+        "--target",
+        "logreg-heart",
+        "--quiet",
+        "--reference-draws",
+        "100000000",
+        "--draws-files",
+    ];
+    args.extend(files.iter().map(String::as_str));
+    let (code, err) = check_within(&args, &dir, Duration::from_secs(60));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the draws have 2 quantities (x[1], x[2]) but target `logreg-heart` has 14"),
+        "{err}"
+    );
+    // Sampler options make no sense with --draws-files.
+    let mut args = vec![
+        "--target",
+        "gaussian",
+        "--dimension",
+        "2",
+        "--sampler",
+        "hmc",
+        "--draws-files",
+    ];
+    args.extend(files.iter().map(String::as_str));
+    let (code, err) = check_within(&args, &dir, Duration::from_secs(60));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--sampler does not apply with --draws-files"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
