@@ -127,7 +127,9 @@ pub struct SamplerArgs {
     #[arg(long, default_value_t = 2016, value_parser = parse_seed)]
     pub seed: u64,
     /// Warm-up iterations per chain (discarded). Default: 500 for nuts (its
-    /// L-BFGS start and Fisher-chosen metric settle early), 1000 otherwise.
+    /// L-BFGS start and Fisher-chosen metric settle early; it ends the warm-up
+    /// sooner once two slow windows in a row keep the metric, and
+    /// summary.json records each chain's warmup_draws), 1000 otherwise.
     #[arg(long, value_parser = count(0))]
     pub warmup: Option<usize>,
     /// Kept draws per chain (at least 4).
