@@ -81,6 +81,17 @@ pub trait Model: Send + Sync {
         None
     }
 
+    /// `true` when [`stochastic_gradient`](Self::stochastic_gradient) is the
+    /// exact ∇U (no data to subsample, no injected noise). Default: `true`
+    /// for models without [`data_size`](Self::data_size); a model that
+    /// injects artificial noise must say `false`. The pilot of the
+    /// stochastic-gradient samplers ([`crate::run::pilot`]) uses it: with an
+    /// exact gradient its minibatch noise term is 0, with injected noise of
+    /// unknown form it does not run.
+    fn stochastic_gradient_is_exact(&self) -> bool {
+        self.data_size().is_none()
+    }
+
     /// An unbiased estimate of ∇U(x), for the stochastic-gradient samplers:
     /// a minibatch of `batch_size` data points or injected noise, drawn with
     /// `rng`. Default: the exact gradient.

@@ -2,30 +2,17 @@
 //! (message and exit code), and what a CSV fit writes: `model.json`, the
 //! coefficient table on the original scale, column names as parameter names.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use qnmc_host::input::Sha256;
 use qnmc_host::output::read_cmdstan_csv;
 
-fn qnmc(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_qnmc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the qnmc binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+
+use common::qnmc;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("qnmc-cli-csv-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("cli-csv", name)
 }
 
 fn fit<'a>(file: &'a str, more: &[&'a str]) -> Vec<&'a str> {

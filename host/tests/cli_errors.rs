@@ -1,28 +1,14 @@
 //! Every error path of `qnmc run`: the message (with FILE:LINE:COLUMN for bad
 //! data files) and exit code 2; and the output folder's no-clobber rule.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
-fn qnmc(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_qnmc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the qnmc binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
 
-/// A fresh scratch folder for one test.
+use common::qnmc;
+
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("qnmc-cli-errors-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("cli-errors", name)
 }
 
 fn assert_usage_error(result: (i32, String, String), expected: &str) {

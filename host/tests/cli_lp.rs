@@ -1,29 +1,16 @@
 //! `qnmc run --lp full|none|every N` for the minibatch samplers: which draws
 //! get lp__, the time it takes reported apart, and the usage errors.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 use qnmc_host::output::read_cmdstan_csv;
 
-fn qnmc(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_qnmc"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the qnmc binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+
+use common::qnmc;
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("qnmc-cli-lp-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("cli-lp", name)
 }
 
 fn args<'a>(sampler: &'a str, lp: &[&'a str], output: &'a str) -> Vec<&'a str> {

@@ -135,11 +135,14 @@ pub struct SamplerArgs {
     /// Kept draws per chain (at least 4).
     #[arg(long, default_value_t = 1000, value_parser = count(4))]
     pub draws: usize,
-    /// Keep every THIN-th iteration.
-    #[arg(long, default_value_t = 1, value_parser = count(1))]
-    pub thin: usize,
-    /// Step size (default: dual averaging for samplers with an MH test, else a
-    /// data-size-scaled default).
+    /// Keep every THIN-th iteration. Default 1; for the stochastic-gradient
+    /// samplers without --step-size on a target with data, the pilot's
+    /// choice (half the slowest direction's relaxation time, at most 1000).
+    #[arg(long, value_parser = count(1))]
+    pub thin: Option<usize>,
+    /// Step size (default: dual averaging for samplers with an MH test; for
+    /// the stochastic-gradient samplers a pilot's choice from the Hessian at
+    /// the mode and the minibatch noise, see docs/DEFAULTS.md).
     #[arg(long)]
     pub step_size: Option<f64>,
     /// Leapfrog steps (HMC, QNHMC, HMC-BFGS) or inner steps (AMAGOLD, L2MC); default 10.

@@ -13,6 +13,7 @@ mod check_command;
 mod demo_command;
 mod error;
 mod list_command;
+mod refused_defaults;
 mod reproduce_command;
 mod run_command;
 mod targets;
@@ -122,7 +123,7 @@ pub fn run_settings(a: &SamplerArgs) -> RunSettings {
         seed: a.seed,
         warmup,
         draws: a.draws,
-        thin: a.thin,
+        thin: a.thin.unwrap_or(1),
         step_size: a.step_size,
         leapfrog_steps: a.leapfrog_steps,
         memory: a.memory,
@@ -143,5 +144,6 @@ pub fn run_settings(a: &SamplerArgs) -> RunSettings {
         max_tree_depth: a.max_tree_depth,
         // Checked (with its message) in `sample`.
         lp: crate::run::LpMode::from_words(&a.lp).ok(),
+        pilot: None,
     }
 }

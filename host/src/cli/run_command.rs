@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::applicability::{sampler_option_error, target_option_error};
 use super::args::{OutputArgs, RunArgs, SamplerArgs, TargetArgs};
+use super::refused_defaults::refused_defaults;
 use super::{CliError, build_target, run_settings};
 use crate::draws::RunDraws;
 use crate::model::{KnownPosterior, Model};
@@ -19,7 +20,7 @@ use crate::output::{
     OutputDir, PlotSelection, RunHealth, assess_run, summarize_run, summary_table,
     write_model_files, write_run_files_plotting,
 };
-use crate::run::{Progress, run as run_chains};
+use crate::run::{PilotLengths, Progress, apply_pilot, run as run_chains};
 
 /// Builds the target after checking that every given target option applies
 /// to it.
@@ -40,6 +41,9 @@ pub(crate) fn validate_sampler(
     if let Some(e) = sampler_option_error(sampler, model.data_size(), given) {
         return Err(CliError::Usage(e));
     }
+    if let Some(e) = refused_defaults(sampler, model.dimension(), model.data_size()) {
+        return Err(CliError::Usage(e));
+    }
     let settings = run_settings(sampler);
     settings
         .validate(sampler.sampler)
@@ -56,10 +60,24 @@ pub(crate) fn sample(
     if !sampler.lp.is_empty() {
         crate::run::LpMode::from_words(&sampler.lp).map_err(CliError::Usage)?;
     }
-    let settings = run_settings(sampler);
+    let mut settings = run_settings(sampler);
     settings
         .validate(sampler.sampler)
         .map_err(CliError::Usage)?;
+    let lengths = PilotLengths {
+        warmup: sampler.warmup.is_none(),
+        thin: sampler.thin.is_none(),
+    };
+    if let Some(chosen) =
+        apply_pilot(model, sampler.sampler, &mut settings, lengths).map_err(CliError::Usage)?
+    {
+        if !quiet {
+            eprintln!("{}: {chosen}", sampler.sampler);
+        }
+        if let Some(w) = chosen.too_slow_warning() {
+            eprintln!("warning: {}: {w}", sampler.sampler);
+        }
+    }
     let total = (settings.chains * (settings.warmup + settings.draws * settings.thin)) as u64;
     let progress = Progress::new(
         total,

@@ -20,7 +20,10 @@ use qnmc::{
 use rand_core::SeedableRng;
 
 use super::progress::Progress;
-use super::samplers::{AmagoldChain, ChainSampler, ENSEMBLE_MEMORY, ENSEMBLE_WALKERS, NutsChain};
+use super::samplers::{
+    AmagoldChain, ChainSampler, ConstantDiagonalMetric, ENSEMBLE_MEMORY, ENSEMBLE_WALKERS,
+    NutsChain, WithMetric,
+};
 use super::{MetricKind, RunError, RunSettings, SamplerKind, chain_seed};
 use crate::draws::ChainDraws;
 use crate::model::{Model, ModelRng, PaddedModel};
@@ -206,7 +209,14 @@ pub(crate) fn run_chain<const D: usize>(
             x,
             Psgld::<f64, D>::new(PsgldSettings::new(eps, 0.99, 1e-5), start)
         ),
-        SamplerKind::Sgrld => go!(job, x, Sgrld::<f64, D>::new(SgrldSettings::new(eps), start)),
+        SamplerKind::Sgrld => go!(
+            job,
+            x,
+            Sgrld::<f64, D>::new(SgrldSettings::new(eps), start).map(|sampler| WithMetric {
+                sampler,
+                metric: sg_metric(s),
+            })
+        ),
         SamplerKind::Sghmc => go!(
             job,
             x,
@@ -226,7 +236,10 @@ pub(crate) fn run_chain<const D: usize>(
         SamplerKind::Sgrhmc => go!(
             job,
             x,
-            Sgrhmc::<f64, D>::new(SgrhmcSettings::new(eps), start)
+            Sgrhmc::<f64, D>::new(SgrhmcSettings::new(eps), start).map(|sampler| WithMetric {
+                sampler,
+                metric: sg_metric(s),
+            })
         ),
         SamplerKind::Nuts => match s.metric_for(kind) {
             MetricKind::Identity => go!(
@@ -267,6 +280,13 @@ pub(crate) fn run_chain<const D: usize>(
 /// Consecutive slow windows that must keep the metric before NUTS ends its
 /// warm-up early (docs/NUTS.md, "What was tried").
 const NUTS_EARLY_END_WINDOWS: u32 = 2;
+
+/// SGRLD's and SGRHMC's G⁻¹: the pilot's, else the identity.
+fn sg_metric<const D: usize>(s: &RunSettings) -> ConstantDiagonalMetric<D> {
+    ConstantDiagonalMetric::from_model_entries(
+        s.pilot.as_ref().and_then(|p| p.inverse_metric.as_deref()),
+    )
+}
 
 /// NUTS with Stan's windowed warm-up over at most `--warmup` draws (no
 /// adaptation when `--step-size` fixes ε).

@@ -49,6 +49,7 @@ mod chain;
 pub mod check;
 mod dispatch;
 mod metric_kind;
+pub mod pilot;
 mod progress;
 mod reference;
 mod sampler_kind;
@@ -63,6 +64,7 @@ pub use chain::STEP_SIZE_JITTER;
 pub use check::{CheckReport, CheckRow, check};
 pub use dispatch::{DIMENSIONS, MEMORY_SIZES, memory_bucket, padded_dimension};
 pub use metric_kind::{MAX_DENSE_DIMENSION, MetricKind};
+pub use pilot::{PilotLengths, SgDefaults, apply_pilot};
 pub use progress::Progress;
 pub use reference::{ReferenceSettings, reference_posterior};
 pub use sampler_kind::{SamplerKind, UnknownSampler};
@@ -224,7 +226,11 @@ fn describe(
             ),
         );
     }
+    if let Some(p) = &s.pilot {
+        push("pilot", p.to_string());
+    }
     match s.step_size {
+        Some(e) if s.pilot.is_some() => push("step_size", format!("{e} (from the pilot)")),
         Some(e) => push("step_size", format!("{e} (fixed)")),
         None if sampler == SamplerKind::Nuts => push(
             "step_size",

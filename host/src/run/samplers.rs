@@ -43,22 +43,6 @@ pub(crate) trait ChainSampler<const D: usize> {
     }
 }
 
-/// The constant metric G = I that SGRLD and SGRHMC use on general targets:
-/// G⁻¹ = I, ∂G⁻¹ = 0, so they reduce to SGLD and SGHMC (with unit friction).
-pub(crate) struct IdentityMetric;
-
-impl<const D: usize> DiagonalMetric<f64, D> for IdentityMetric {
-    fn inverse_metric(
-        &self,
-        _position: &[f64; D],
-        inverse: &mut [f64; D],
-        derivative: &mut [f64; D],
-    ) {
-        *inverse = [1.0; D];
-        *derivative = [0.0; D];
-    }
-}
-
 macro_rules! exact_sampler {
     ($ty:ty, [$($generics:tt)*]) => {
         impl<$($generics)*> ChainSampler<D> for $ty {
@@ -232,14 +216,14 @@ impl<const D: usize, const M: usize> ChainSampler<D> for Hamcmc<f64, D, M> {
 }
 
 macro_rules! recipe_sampler {
-    ($name:ident $(, $metric:expr)?) => {
+    ($name:ident) => {
         impl<const D: usize> ChainSampler<D> for $name<f64, D> {
             fn step(
                 &mut self,
                 target: &PaddedModel<'_, D>,
                 rng: &mut ModelRng,
             ) -> Result<StepStats<f64>, Error> {
-                $name::step(self, target, $($metric,)? rng)
+                $name::step(self, target, rng)
             }
             fn position(&self) -> &[f64; D] {
                 $name::position(self)
@@ -258,5 +242,66 @@ recipe_sampler!(Sgld);
 recipe_sampler!(Psgld);
 recipe_sampler!(Sghmc);
 recipe_sampler!(Sgnht);
-recipe_sampler!(Sgrld, &IdentityMetric);
-recipe_sampler!(Sgrhmc, &IdentityMetric);
+/// A constant diagonal metric: G⁻¹ = diag(`inverse`), ∂G⁻¹ = 0 (SGRLD and
+/// SGRHMC with the pilot's G = diag(Hessian at the mode)).
+pub(crate) struct ConstantDiagonalMetric<const D: usize> {
+    pub(crate) inverse: [f64; D],
+}
+
+impl<const D: usize> ConstantDiagonalMetric<D> {
+    /// G⁻¹ from the model's `n` entries of `inverse` (1 on the padding), or
+    /// G = I without them.
+    pub(crate) fn from_model_entries(inverse: Option<&[f64]>) -> Self {
+        let mut out = [1.0; D];
+        if let Some(v) = inverse {
+            for (o, &x) in out.iter_mut().zip(v) {
+                *o = x;
+            }
+        }
+        ConstantDiagonalMetric { inverse: out }
+    }
+}
+
+impl<const D: usize> DiagonalMetric<f64, D> for ConstantDiagonalMetric<D> {
+    fn inverse_metric(
+        &self,
+        _position: &[f64; D],
+        inverse: &mut [f64; D],
+        derivative: &mut [f64; D],
+    ) {
+        *inverse = self.inverse;
+        *derivative = [0.0; D];
+    }
+}
+
+/// SGRLD or SGRHMC with its constant metric.
+pub(crate) struct WithMetric<S, const D: usize> {
+    pub(crate) sampler: S,
+    pub(crate) metric: ConstantDiagonalMetric<D>,
+}
+
+macro_rules! metric_sampler {
+    ($name:ident) => {
+        impl<const D: usize> ChainSampler<D> for WithMetric<$name<f64, D>, D> {
+            fn step(
+                &mut self,
+                target: &PaddedModel<'_, D>,
+                rng: &mut ModelRng,
+            ) -> Result<StepStats<f64>, Error> {
+                self.sampler.step(target, &self.metric, rng)
+            }
+            fn position(&self) -> &[f64; D] {
+                self.sampler.position()
+            }
+            fn potential(&self) -> Option<f64> {
+                None
+            }
+            fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
+                self.sampler.set_step_size(step_size)
+            }
+        }
+    };
+}
+
+metric_sampler!(Sgrld);
+metric_sampler!(Sgrhmc);

@@ -111,6 +111,11 @@ pub struct RunSettings {
     pub metric: Option<MetricKind>,
     /// NUTS maximum tree depth, 1–10. `None`: 10 (Stan's).
     pub max_tree_depth: Option<u32>,
+    /// What the pilot of a stochastic-gradient sampler chose
+    /// ([`apply_pilot`](super::apply_pilot) sets it with the step size, γ,
+    /// friction, warm-up and thinning it wrote here). Its `inverse_metric`
+    /// is the constant G⁻¹ of SGRLD and SGRHMC; `None` (or no metric): G = I.
+    pub pilot: Option<super::SgDefaults>,
 }
 
 /// The metric `--sampler nuts` learns unless `--metric` says otherwise.
@@ -139,6 +144,7 @@ impl Default for RunSettings {
             metric: None,
             max_tree_depth: None,
             lp: None,
+            pilot: None,
         }
     }
 }

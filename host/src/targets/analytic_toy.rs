@@ -129,6 +129,10 @@ macro_rules! toy_target_impls {
                 u
             }
 
+            fn stochastic_gradient_is_exact(&self) -> bool {
+                false
+            }
+
             fn stochastic_gradient(
                 &self,
                 x: &[f64],
