@@ -413,46 +413,12 @@ pub fn apply_pilot(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::KnownPosterior;
     use crate::run::check::{SG_BIAS_TOLERANCE, check_with_tolerance};
     use crate::run::{Progress, run};
 
-    /// U = Σ (xᵢ − μᵢ)² / (2σᵢ²): mode μ, Hessian diag(1/σ²), exact gradient.
-    struct Diagonal;
-    const N: usize = 6;
-    fn mu(i: usize) -> f64 {
-        1.0 - i as f64 / 3.0
-    }
-    fn sigma(i: usize) -> f64 {
-        0.2 + i as f64 / 5.0
-    }
-    impl Model for Diagonal {
-        fn name(&self) -> String {
-            "diagonal".into()
-        }
-        fn dimension(&self) -> usize {
-            N
-        }
-        fn potential_and_gradient(&self, x: &[f64], g: &mut [f64]) -> f64 {
-            let mut u = 0.0;
-            for i in 0..N {
-                let z = (x[i] - mu(i)) / sigma(i);
-                g[i] = z / sigma(i);
-                u += 0.5 * z * z;
-            }
-            u
-        }
-        fn known_posterior(&self) -> Option<KnownPosterior> {
-            Some(KnownPosterior {
-                source: "analytic".into(),
-                mean: (0..N).map(mu).collect(),
-                sd: (0..N).map(sigma).collect(),
-                mean_mcse: None,
-                sd_mcse: None,
-                gaussian_marginals: true,
-            })
-        }
-    }
+    // U = Σ (xᵢ − μᵢ)² / (2σᵢ²) in 9-D: mode μ, Hessian diag(1/σ²), exact
+    // gradient, the runner tests' model.
+    use crate::run::tests::{Diagonal, N, mu, sigma};
 
     /// U = x₀²/2: x₁ is not identified, the Hessian is singular.
     struct Flat;
@@ -490,7 +456,7 @@ mod tests {
     }
 
     /// The formulas of the module docs, on A = diag(1/σ²): λmax = 1/σ₀²,
-    /// λmin = 1/σ₅², κ = (σ₅/σ₀)² = 36.
+    /// λmin = 1/σ₈², κ = (σ₈/σ₀)² = 9.
     #[test]
     fn step_sizes_follow_the_variance_budget() {
         let c = curvature_at_mode(&Diagonal).unwrap();
@@ -595,7 +561,7 @@ mod tests {
     /// Every sampler without a Metropolis test, with the pilot's settings,
     /// is within [`SG_BIAS_TOLERANCE`] of the exact posterior (0.1 sd on
     /// means, 10% on sds, beyond which the z-scores with the MCSE apply at
-    /// family-wise level 0.001) and has R̂ < 1.05: 7 samplers × 12 z-scores.
+    /// family-wise level 0.001) and has R̂ < 1.05: 7 samplers × 18 z-scores.
     #[test]
     fn pilot_defaults_pass_the_bias_tolerant_check() {
         for kind in SamplerKind::ALL.into_iter().filter(|k| uses_pilot(*k)) {

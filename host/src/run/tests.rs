@@ -4,14 +4,14 @@ use super::*;
 use crate::model::KnownPosterior;
 
 /// N(μ, diag(σ²)) in dimension 9 (runs padded to 10): μᵢ = i/4, σᵢ = 0.5 + i/8.
-struct Diagonal;
+pub(super) struct Diagonal;
 
-const N: usize = 9;
+pub(super) const N: usize = 9;
 
-fn mu(i: usize) -> f64 {
+pub(super) fn mu(i: usize) -> f64 {
     i as f64 / 4.0
 }
-fn sigma(i: usize) -> f64 {
+pub(super) fn sigma(i: usize) -> f64 {
     0.5 + i as f64 / 8.0
 }
 
