@@ -108,12 +108,12 @@ impl SamplerKind {
             SamplerKind::Sgld => "SGLD (Welling & Teh 2011); biased O(eps)",
             SamplerKind::Psgld => "pSGLD, RMSprop preconditioner (Li et al. 2016); biased O(eps)",
             SamplerKind::Sgrld => {
-                "SGRLD (Patterson & Teh 2013) with a constant diagonal metric; biased O(eps)"
+                "SGRLD (Patterson & Teh 2013), metric G = diag(Hessian at the mode) from the pilot; biased O(eps)"
             }
             SamplerKind::Sghmc => "SGHMC (Chen, Fox & Guestrin 2014); biased O(eps)",
             SamplerKind::Sgnht => "SGNHT thermostat (Ding et al. 2014); biased O(eps)",
             SamplerKind::Sgrhmc => {
-                "SGRHMC (Ma, Chen & Fox 2015) with a constant diagonal metric; biased O(eps)"
+                "SGRHMC (Ma, Chen & Fox 2015), diagonal metric from the pilot's Hessian; biased O(eps)"
             }
         }
     }
