@@ -49,24 +49,17 @@
 //! than the explicit form (measured at D = 2, M = 10: 3e-14 against 4e-15).
 //!
 //! A pair whose sᵀBs is not positive and finite (possible only through
-//! round-off on an extremely ill-conditioned memory, or when a Gram entry
-//! overflows) gets an identity factor: it has no term in any w_k, its
-//! coefficients stay zero, and the coefficient sums treat 0·∞ as 0, so an
-//! overflowed Gram entry or projection of such a pair cannot turn into NaN.
+//! round-off on an extremely ill-conditioned memory) gets an identity factor,
+//! as in the explicit form; so does a pair whose scalar products with itself or
+//! with the earlier pairs that have a factor overflow (|s| or |y| beyond about
+//! the square root of the largest finite value: 1.8e19 in f32, 1.3e154 in
+//! f64), which the explicit form could sometimes still use. A pair with an
+//! identity factor has no term in any w_k and every coefficient sum skips it,
+//! so its overflowed scalar products cannot turn into NaN.
 
 use super::memory::LbfgsMemory;
 use crate::Real;
 use crate::linalg::axpy;
-
-/// a·b, but 0 when either is 0 (also against ∞ or NaN).
-#[inline(always)]
-fn product<T: Real>(a: T, b: T) -> T {
-    if a == T::ZERO || b == T::ZERO {
-        T::ZERO
-    } else {
-        a * b
-    }
-}
 
 /// A vector x = Σ_k s[k]·s_k + y[k]·y_k of the span of the pairs, pairs in age
 /// order; also a vector of scalar products with the pairs, such as Vᵀz
@@ -85,17 +78,14 @@ impl<T: Real, const M: usize> Coefficients<T, M> {
         }
     }
 
-    /// Σ_{k<m} self.s[k]·other.s[k] + Σ_{k<m} self.y[k]·other.y[k], each
-    /// half summed in increasing k, then the two halves added; a term with a
-    /// zero factor is zero even if the other factor is not finite. (A pair
-    /// with an identity factor has zero coefficients everywhere, while its Gram
-    /// entries or projections may have overflowed: they must not turn into NaN.)
+    /// Σ_{k∈idx} self.s[k]·other.s[k] + Σ_{k∈idx} self.y[k]·other.y[k], each
+    /// half summed in the order of `idx`, then the two halves added.
     #[inline]
-    fn dot(&self, other: &Self, m: usize) -> T {
+    fn dot(&self, other: &Self, idx: &[usize]) -> T {
         let (mut acc_s, mut acc_y) = (T::ZERO, T::ZERO);
-        for k in 0..m {
-            acc_s += product(self.s[k], other.s[k]);
-            acc_y += product(self.y[k], other.y[k]);
+        for &k in idx {
+            acc_s += self.s[k] * other.s[k];
+            acc_y += self.y[k] * other.y[k];
         }
         acc_s + acc_y
     }
@@ -142,8 +132,11 @@ pub(crate) struct ProductFactors<T, const M: usize> {
     sbs: [T; M],
     /// α_k = √(sᵀy / sᵀBs).
     alpha: [T; M],
-    /// `false` for an identity factor (sᵀBs not positive and finite).
-    usable: [bool; M],
+    /// The pairs with a factor, ascending; the others have an identity
+    /// factor and zero coefficients everywhere, and no sum reads them.
+    active: [usize; M],
+    /// Number of entries of `active` in use.
+    active_len: usize,
     /// log det H, computed on first use after a rebuild (`None` until then):
     /// the samplers that only draw pay no logarithms.
     log_det_inverse_hessian: Option<T>,
@@ -163,7 +156,8 @@ impl<T: Real, const M: usize> ProductFactors<T, M> {
             curvature: [T::ZERO; M],
             sbs: [T::ZERO; M],
             alpha: [T::ZERO; M],
-            usable: [false; M],
+            active: [0; M],
+            active_len: 0,
             log_det_inverse_hessian: None,
             count: 0,
             valid: false,
@@ -218,6 +212,22 @@ impl<T: Real, const M: usize> ProductFactors<T, M> {
         self.gy[b].y[a] = d[3];
     }
 
+    /// The pairs with a factor, ascending.
+    #[inline]
+    fn active(&self) -> &[usize] {
+        self.active.get(..self.active_len).unwrap_or(&[])
+    }
+
+    /// `true` when pair k's scalar products with itself and with the pairs
+    /// that have a factor are all finite.
+    fn gram_row_finite(&self, k: usize) -> bool {
+        let (gs, gy) = (&self.gs[k], &self.gy[k]);
+        let entry = |j: usize| {
+            gs.s[j].is_finite() && gs.y[j].is_finite() && gy.s[j].is_finite() && gy.y[j].is_finite()
+        };
+        entry(k) && self.active().iter().all(|&j| entry(j))
+    }
+
     /// Builds the factors of the `m` pairs from the Gram rows and `curvature`
     /// (already set), O(m³) with no work of length D.
     ///
@@ -228,17 +238,21 @@ impl<T: Real, const M: usize> ProductFactors<T, M> {
     /// factor leaves B unchanged and has no term.
     fn build(&mut self, gamma: T, m: usize) {
         self.count = m;
+        self.active_len = 0;
         let gamma_inv = T::ONE / gamma;
         for k in 0..m {
+            // An overflowed scalar product makes the factor the identity (the
+            // explicit form got there through a non-finite sᵀBs).
+            if !self.gram_row_finite(k) {
+                continue;
+            }
             let mut c = Coefficients::zero();
             c.s[k] = gamma_inv;
             // g = Vᵀw_k alongside.
             let mut g = self.gs[k];
             g.scale(gamma_inv, m);
-            for j in 0..k {
-                if !self.usable[j] {
-                    continue;
-                }
+            for i in 0..self.active_len {
+                let j = self.active[i];
                 let a = self.gw[j].s[k] / self.sbs[j];
                 let b = self.gy[j].s[k] / self.curvature[j];
                 // w_j has coefficients on s_0..s_j and y_0..y_{j−1} only.
@@ -248,32 +262,29 @@ impl<T: Real, const M: usize> ProductFactors<T, M> {
                 g.add_scaled(b, &self.gy[j], m);
             }
             let sbs = g.s[k];
+            if !(sbs.is_finite() && sbs > T::ZERO) {
+                continue;
+            }
             self.w[k] = c;
             self.gw[k] = g;
             self.sbs[k] = sbs;
-            if !(sbs.is_finite() && sbs > T::ZERO) {
-                self.usable[k] = false;
-                continue;
-            }
-            let sy = self.curvature[k];
-            self.alpha[k] = (sy / sbs).sqrt();
-            self.usable[k] = true;
+            self.alpha[k] = (self.curvature[k] / sbs).sqrt();
+            self.active[self.active_len] = k;
+            self.active_len += 1;
         }
         self.log_det_inverse_hessian = None;
         self.valid = true;
     }
 
-    /// log det H = D log γ + Σ_k log(sᵀBs / sᵀy) over the usable pairs, in
-    /// age order.
+    /// log det H = D log γ + Σ_k log(sᵀBs / sᵀy) over the pairs with a
+    /// factor, in age order.
     fn log_det(&mut self, gamma: T, dimension: T) -> T {
         if let Some(log_det) = self.log_det_inverse_hessian {
             return log_det;
         }
         let mut log_det = dimension * gamma.ln();
-        for k in 0..self.count {
-            if self.usable[k] {
-                log_det += (self.sbs[k] / self.curvature[k]).ln();
-            }
+        for &k in self.active() {
+            log_det += (self.sbs[k] / self.curvature[k]).ln();
         }
         self.log_det_inverse_hessian = Some(log_det);
         log_det
@@ -282,28 +293,26 @@ impl<T: Real, const M: usize> ProductFactors<T, M> {
     /// s_kᵀx for x = a z + V c, r = Vᵀz.
     #[inline]
     fn s_dot(&self, k: usize, a: T, r: &Coefficients<T, M>, c: &Coefficients<T, M>) -> T {
-        a * r.s[k] + self.gs[k].dot(c, self.count)
+        a * r.s[k] + self.gs[k].dot(c, self.active())
     }
 
     /// y_kᵀx.
     #[inline]
     fn y_dot(&self, k: usize, a: T, r: &Coefficients<T, M>, c: &Coefficients<T, M>) -> T {
-        a * r.y[k] + self.gy[k].dot(c, self.count)
+        a * r.y[k] + self.gy[k].dot(c, self.active())
     }
 
     /// w_kᵀx.
     #[inline]
     fn w_dot(&self, k: usize, a: T, r: &Coefficients<T, M>, c: &Coefficients<T, M>) -> T {
-        a * self.w[k].dot(r, k + 1) + self.gw[k].dot(c, self.count)
+        let active = self.active();
+        a * self.w[k].dot(r, active) + self.gw[k].dot(c, active)
     }
 
     /// x ← (I − p_{m−1}q_{m−1}ᵀ)…(I − p₀q₀ᵀ) x for x = a z + V c; changes
     /// only c.s.
     fn s_steps(&self, a: T, r: &Coefficients<T, M>, c: &mut Coefficients<T, M>) {
-        for k in 0..self.count {
-            if !self.usable[k] {
-                continue;
-            }
+        for &k in self.active() {
             let t = self.y_dot(k, a, r, c) - self.alpha[k] * self.w_dot(k, a, r, c);
             c.s[k] -= t / self.curvature[k];
         }
@@ -311,10 +320,7 @@ impl<T: Real, const M: usize> ProductFactors<T, M> {
 
     /// x ← (I − q₀p₀ᵀ)…(I − q_{m−1}p_{m−1}ᵀ) x (needs r.s only).
     fn s_transpose_steps(&self, a: T, r: &Coefficients<T, M>, c: &mut Coefficients<T, M>) {
-        for k in (0..self.count).rev() {
-            if !self.usable[k] {
-                continue;
-            }
+        for &k in self.active().iter().rev() {
             let t = self.s_dot(k, a, r, c) / self.curvature[k];
             // c ← c − t·q_k with q_k = y_k − α w_k.
             c.y[k] -= t;
@@ -324,10 +330,7 @@ impl<T: Real, const M: usize> ProductFactors<T, M> {
 
     /// x ← (I − u_{m−1}v_{m−1}ᵀ)…(I − u₀v₀ᵀ) x (needs r.s only).
     fn c_steps(&self, a: T, r: &Coefficients<T, M>, c: &mut Coefficients<T, M>) {
-        for k in 0..self.count {
-            if !self.usable[k] {
-                continue;
-            }
+        for &k in self.active() {
             let t = self.s_dot(k, a, r, c) / self.sbs[k];
             // c ← c − t·u_k with u_k = y_k/α + w_k.
             c.y[k] -= t / self.alpha[k];
@@ -337,10 +340,7 @@ impl<T: Real, const M: usize> ProductFactors<T, M> {
 
     /// x ← (I − v₀u₀ᵀ)…(I − v_{m−1}u_{m−1}ᵀ) x; changes only c.s.
     fn c_transpose_steps(&self, a: T, r: &Coefficients<T, M>, c: &mut Coefficients<T, M>) {
-        for k in (0..self.count).rev() {
-            if !self.usable[k] {
-                continue;
-            }
+        for &k in self.active().iter().rev() {
             let t = self.y_dot(k, a, r, c) / self.alpha[k] + self.w_dot(k, a, r, c);
             c.s[k] -= t / self.sbs[k];
         }
@@ -350,7 +350,7 @@ impl<T: Real, const M: usize> ProductFactors<T, M> {
 /// rows[k]ᵀz for k < K in one pass over z (z read once per entry), each sum
 /// bit for bit [`dot`](crate::linalg::dot)`(rows[k], z)`: the K sums are
 /// independent chains.
-#[inline(always)]
+#[inline]
 fn dots_with<T: Real, const D: usize, const K: usize>(rows: [&[T; D]; K], z: &[T; D]) -> [T; K] {
     let mut acc = [T::ZERO; K];
     for i in 0..D {
@@ -362,7 +362,7 @@ fn dots_with<T: Real, const D: usize, const K: usize>(rows: [&[T; D]; K], z: &[T
     acc
 }
 
-/// rowᵢᵀz for i < n, eight rows per pass over z (then four, two, one).
+/// rowᵢᵀz for i < n, eight rows per pass over z (then four, then one).
 #[inline]
 fn project_rows<'a, T: Real + 'a, const D: usize>(
     n: usize,
@@ -385,22 +385,17 @@ fn project_rows<'a, T: Real + 'a, const D: usize>(
         }
         i += 4;
     }
-    if i + 2 <= n {
-        let r = dots_with::<T, D, 2>([row(i), row(i + 1)], z);
-        out(i, r[0]);
-        out(i + 1, r[1]);
-        i += 2;
-    }
-    if i < n {
+    while i < n {
         let [r] = dots_with::<T, D, 1>([row(i)], z);
         out(i, r);
+        i += 1;
     }
 }
 
 /// The Gram entries of a pair (s, y) with P partner pairs (s_b, y_b) in one
 /// pass: [sᵀs_b, sᵀy_b, yᵀs_b, yᵀy_b] for each b, every sum bit for bit
 /// [`dot`](crate::linalg::dot).
-#[inline(always)]
+#[inline]
 fn gram_dots<T: Real, const D: usize, const P: usize>(
     s: &[T; D],
     y: &[T; D],
@@ -1047,7 +1042,9 @@ mod tests {
 
     /// A pair whose sᵀBs overflows (here sᵀs = 1e400) gets an identity factor,
     /// in the compact form as in the explicit one: S = √γ I, C = I/√γ and
-    /// log det H = D log γ, while a later ordinary pair still counts.
+    /// log det H = D log γ, while a later ordinary pair still counts. A pair
+    /// whose yᵀy overflows gets one too (the explicit form uses it) and the
+    /// operators stay finite.
     #[test]
     fn identity_factor_when_sbs_is_not_finite() {
         let settings = LbfgsSettings {
@@ -1097,6 +1094,23 @@ mod tests {
             }
         }
         assert!((memory.log_det_inverse_hessian() - explicit.log_det).abs() < 1e-14);
+
+        // y₁ᵀy₁ = 1e320 overflows, s₁ᵀy₁ = 2 does not: an identity factor, so
+        // H is the BFGS matrix of pair 0 alone.
+        let mut memory = LbfgsMemory::<f64, 2, 3>::new(settings).unwrap();
+        assert!(memory.try_push(&[1.0, 0.0], &[2.0, 0.0]));
+        assert!(memory.try_push(&[1e-160, 1.0], &[1e160, 1.0]));
+        let mut only_first = LbfgsMemory::<f64, 2, 3>::new(settings).unwrap();
+        assert!(only_first.try_push(&[1.0, 0.0], &[2.0, 0.0]));
+        let z = [0.3, -1.1];
+        assert_eq!(compact(&mut memory, &z), compact(&mut only_first, &z));
+        assert_eq!(
+            memory.log_det_inverse_hessian(),
+            only_first.log_det_inverse_hessian()
+        );
+        // The explicit form still used it.
+        let explicit = Explicit::new(&memory).log_det;
+        assert!(explicit.is_finite() && explicit != only_first.log_det_inverse_hessian());
     }
 
     /// For one pair in 2-D the BFGS matrices can be written by hand:
