@@ -89,8 +89,8 @@ fn bench_kernels<const D: usize, const M: usize>(c: &mut Criterion) {
     group.bench_function("apply_sqrt_inverse_hessian", |b| {
         b.iter(|| memory.apply_sqrt_inverse_hessian(black_box(&v), &mut out))
     });
-    // A new pair invalidates the factors: this is the O(M²D) rebuild HAMCMC pays
-    // once per step.
+    // A new pair invalidates the factors: this is the rebuild HAMCMC pays once
+    // per step (the new pair's Gram row, O(MD), and the factors, O(M³)).
     let (s, y) = {
         let p = memory.pairs().get(0).unwrap();
         (*p.0, *p.1)

@@ -43,8 +43,11 @@ const TOL_F64: f64 = 1e-10;
 /// giving m·D·u·κ = 10·50·6e-8·200 = 6e-3, which round-off never reaches
 /// because its signs are random: the probabilistic bound (Higham & Mary 2019)
 /// replaces D by √D and m by √m, √m·√D·u·κ = 3.2·7.1·6e-8·200 ≈ 2.7e-4. So
-/// 1e-3 keeps a margin of about 4 over that. The measured worst is about 1e-5
-/// (H·B on the worst-conditioned memory), 1e-6 for the other oracles.
+/// 1e-3 keeps a margin of about 4 over that. The measured worst is 2.4e-5
+/// (H·B on the worst-conditioned memory), 4e-6 for the other oracles (C Cᵀ).
+/// The compact factors (issue 12) roughly tripled these (from 8e-6 and 1e-6):
+/// on the small-D cases (2m > D) the pairs are linearly dependent and the
+/// coefficients of the factor vectors in them are not unique.
 const TOL_F32: f64 = 1e-3;
 
 /// The largest κ(H) the f32 bound is derived for.

@@ -50,17 +50,21 @@ impl<T: Real> LbfgsSettings<T> {
 
 /// Limited-memory BFGS approximation of the inverse Hessian H ≈ (∇²U)⁻¹ and of
 /// its inverse B = H⁻¹, held in fixed-size storage: a ring buffer of up to `M`
-/// pairs in dimension `D`, plus the cached product-form square-root factors.
+/// pairs in dimension `D`, plus the cached product-form square-root factors in
+/// compact form (the Gram matrix of the pairs and O(M²) coefficients, no
+/// vector of length D; see `factors.rs`).
 ///
 /// Operations (ALGORITHMS.md §1):
 /// - [`apply_inverse_hessian`](Self::apply_inverse_hessian): H·v, two-loop recursion, O(mD);
-/// - [`apply_hessian`](Self::apply_hessian): B·v = C(Cᵀv), O(mD);
-/// - [`apply_sqrt_inverse_hessian`](Self::apply_sqrt_inverse_hessian): S·z with S Sᵀ = H;
-/// - [`apply_sqrt_hessian`](Self::apply_sqrt_hessian): C·z with C Cᵀ = B;
+/// - [`apply_hessian`](Self::apply_hessian): B·v = C(Cᵀv), O(mD + m²);
+/// - [`apply_sqrt_inverse_hessian`](Self::apply_sqrt_inverse_hessian): S·z with S Sᵀ = H, O(mD + m²);
+/// - [`apply_sqrt_hessian`](Self::apply_sqrt_hessian): C·z with C Cᵀ = B, O(mD + m²);
 /// - their transposes, and [`log_det_inverse_hessian`](Self::log_det_inverse_hessian).
 ///
-/// The factors are rebuilt lazily, O(m²D), the first time a factor operation
-/// runs after the pairs changed; that is why those operations take `&mut self`.
+/// The factors are rebuilt lazily the first time a factor operation runs after
+/// the pairs changed: O(mD) per pair pushed since the last rebuild (its scalar
+/// products with the held pairs) plus O(m³); that is why those operations take
+/// `&mut self`.
 ///
 /// ```
 /// use qnmc::lbfgs::{LbfgsMemory, LbfgsSettings};
@@ -78,7 +82,7 @@ pub struct LbfgsMemory<T, const D: usize, const M: usize> {
     pub(super) gamma: T,
     scaling: InitialScaling<T>,
     curvature: CurvaturePolicy<T>,
-    pub(super) factors: ProductFactors<T, D, M>,
+    pub(super) factors: ProductFactors<T, M>,
     pairs_admitted: u64,
     pairs_skipped: u64,
 }
@@ -137,7 +141,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
                 self.gamma = gamma;
             }
         }
-        self.factors.invalidate();
+        self.factors.pair_pushed();
     }
 
     /// Counts a pair the caller skipped through [`CurvaturePolicy::admit`].
@@ -149,7 +153,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
     pub fn clear(&mut self) {
         self.pairs.clear();
         self.gamma = self.scaling.initial();
-        self.factors.invalidate();
+        self.factors.clear();
     }
 
     /// Number of pairs held (m ≤ M).

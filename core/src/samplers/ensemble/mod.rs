@@ -51,10 +51,10 @@
 //!
 //! # Cost and use
 //!
-//! Per update: the metric, O(K² + K·D + (K − 2)²·D) (insertion sort, pairs,
-//! product-form factors), then L gradients (HMC-BFGS) or one gradient
-//! (MH-BFGS; ∇U is needed because every accepted state feeds the other
-//! chains' metrics). Storage: K states, U and ∇U, plus an L-BFGS memory of M
+//! Per update: the metric, O(K² + K·D + (K − 2)²·D + (K − 2)³) (insertion
+//! sort, pairs, their Gram matrix, product-form factors), then L gradients
+//! (HMC-BFGS) or one gradient (MH-BFGS; ∇U is needed because every accepted
+//! state feeds the other chains' metrics). Storage: K states, U and ∇U, plus an L-BFGS memory of M
 //! pairs. Each chain only moves once per K updates, so K should stay small
 //! (K − 2 pairs of curvature information); the paper, like the tests here, finds
 //! the random-walk MH-BFGS slow in high dimension — prefer HMC-BFGS there.
