@@ -158,3 +158,45 @@ fn refused_defaults_run_once_thin_is_given() {
         assert_ne!(code, 2, "{s} on {target}: {err}");
     }
 }
+
+/// SGRLD is not SGLD with G = I any more: its pilot gives it the metric
+/// G = diag(Hessian at the mode), and the run records it.
+#[test]
+fn sgrld_runs_with_the_pilot_metric_and_sgld_without() {
+    let dir = scratch("defaults", "sgrld");
+    for (s, metric) in [("sgrld", true), ("sgld", false)] {
+        let (code, _, err) = qnmc(
+            &[
+                "run",
+                "--target",
+                "logreg-heart",
+                "--sampler",
+                s,
+                "--warmup",
+                "10",
+                "--draws",
+                "10",
+                "--chains",
+                "1",
+                "--plot",
+                "none",
+                "--output",
+                s,
+            ],
+            &dir,
+        );
+        assert!(code == 0 || code == 4, "{s}: {err}");
+        assert!(err.contains(&format!("{s}: step size")), "{err}");
+        let json = std::fs::read_to_string(dir.join(s).join("summary.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let pilot = v["settings"]["pilot"].as_str().unwrap_or_default();
+        assert!(pilot.contains("variance budget 0.1"), "{s}: {v}");
+        assert_eq!(pilot.contains("metric G = diag"), metric, "{s}: {pilot}");
+        assert!(
+            v["settings"]["step_size"]
+                .as_str()
+                .unwrap()
+                .contains("from the pilot")
+        );
+    }
+}
