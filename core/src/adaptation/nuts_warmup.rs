@@ -311,8 +311,10 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         self.draws
     }
 
-    /// Metric updates made, and refused (an estimate the metric rejected: the
-    /// old metric stayed).
+    /// Slow windows that ended with a usable estimate (the metric replaced,
+    /// or kept as [`MetricChange::Kept`] by an estimator that may keep it),
+    /// and windows whose estimate was refused (an error: the old metric
+    /// stayed).
     pub fn metric_updates(&self) -> (u32, u32) {
         (self.metric_updates, self.metric_update_failures)
     }
