@@ -329,7 +329,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         Ok(())
     }
 
-    /// L-BFGS minimisation of U (at most [`OPTIMIZATION_ITERATIONS`]
+    /// L-BFGS minimisation of U (at most `OPTIMIZATION_ITERATIONS` = 200
     /// iterations, as Pathfinder does) from the initial point; the path's
     /// pairs on the diagonal of the path's own inverse Hessian give the first
     /// metric,
