@@ -584,7 +584,6 @@ mod tests {
     use crate::random::standard_normal;
     use rand_core::SeedableRng;
     use rand_xorshift::XorShiftRng;
-    use std::vec::Vec;
 
     /// The explicit product form as it was built before the compact storage:
     /// p, q, u, v as vectors of length D, rebuilt in O(m²D) by applying the
@@ -698,7 +697,7 @@ mod tests {
     fn materialise<T: Real, const D: usize>(
         mut ops: impl FnMut(&[T; D]) -> [[T; D]; 5],
     ) -> [Vec<f64>; 5] {
-        let mut mats: [Vec<f64>; 5] = core::array::from_fn(|_| std::vec![0.0; D * D]);
+        let mut mats: [Vec<f64>; 5] = core::array::from_fn(|_| vec![0.0; D * D]);
         for j in 0..D {
             let mut e = [T::ZERO; D];
             e[j] = T::ONE;
@@ -721,7 +720,7 @@ mod tests {
 
     /// C = A·Bᵀ for column-major n×n matrices (entry (i, j) at j·n + i).
     fn times_transpose(a: &[f64], b: &[f64], n: usize) -> Vec<f64> {
-        let mut c = std::vec![0.0; n * n];
+        let mut c = vec![0.0; n * n];
         for i in 0..n {
             for j in 0..n {
                 c[j * n + i] = (0..n).map(|k| a[k * n + i] * b[k * n + j]).sum();
@@ -732,7 +731,7 @@ mod tests {
 
     /// C = A·B (column-major).
     fn times(a: &[f64], b: &[f64], n: usize) -> Vec<f64> {
-        let mut c = std::vec![0.0; n * n];
+        let mut c = vec![0.0; n * n];
         for i in 0..n {
             for j in 0..n {
                 c[j * n + i] = (0..n).map(|k| a[k * n + i] * b[j * n + k]).sum();
@@ -744,8 +743,8 @@ mod tests {
     /// Dense BFGS matrices H and B = H⁻¹ of the pairs (f64, column-major):
     /// H ← (I − ρsyᵀ)H(I − ρysᵀ) + ρssᵀ and B ← B − BssᵀB/sᵀBs + yyᵀ/sᵀy.
     fn dense_bfgs(gamma: f64, pairs: &[(Vec<f64>, Vec<f64>)], n: usize) -> (Vec<f64>, Vec<f64>) {
-        let mut h = std::vec![0.0; n * n];
-        let mut b = std::vec![0.0; n * n];
+        let mut h = vec![0.0; n * n];
+        let mut b = vec![0.0; n * n];
         for i in 0..n {
             h[i * n + i] = gamma;
             b[i * n + i] = 1.0 / gamma;
@@ -795,7 +794,7 @@ mod tests {
     fn filled_memory<T: Real, const D: usize, const M: usize>(case: &Case) -> LbfgsMemory<T, D, M> {
         let mut rng = XorShiftRng::seed_from_u64(case.seed);
         let g: Vec<f64> = (0..D * D).map(|_| normal::<f64>(&mut rng)).collect();
-        let mut a = std::vec![0.0; D * D];
+        let mut a = vec![0.0; D * D];
         for i in 0..D {
             for j in 0..D {
                 let ggt: f64 = (0..D).map(|k| g[k * D + i] * g[k * D + j]).sum();
@@ -931,7 +930,7 @@ mod tests {
             .collect();
         let (h, b) = dense_bfgs(memory.gamma().to_f64(), &pairs, D);
         let [s_op, st_op, c_op, ct_op, b_op] = &new;
-        let mut eye = std::vec![0.0; D * D];
+        let mut eye = vec![0.0; D * D];
         for i in 0..D {
             eye[i * D + i] = 1.0;
         }
@@ -968,7 +967,7 @@ mod tests {
     fn table<T: Real, const D: usize, const M: usize>(bound_explicit: f64, bound_dense: f64) {
         for case in &CASES {
             let (vs_explicit, dense) = case_errors::<T, D, M>(case);
-            std::eprintln!(
+            eprintln!(
                 "D = {D:2}, M = {M:2}, {:?}: vs explicit {vs_explicit:.1e}, vs dense {dense:.1e}",
                 case
             );
