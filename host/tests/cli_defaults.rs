@@ -200,3 +200,25 @@ fn sgrld_runs_with_the_pilot_metric_and_sgld_without() {
         );
     }
 }
+
+/// HAMCMC's quasi-Newton memory copes with corr(a, b) = −0.99995
+/// (years-regression, exact posterior), and with the pilot's starts (the
+/// mode ± 2 Laplace sds) it no longer sticks on arK, where from Stan's
+/// uniform(−2, 2) starts every transition was non-finite.
+#[test]
+fn hamcmc_defaults_pass_on_years_regression_and_ark() {
+    let dir = scratch("defaults", "hamcmc-hard");
+    let (code, text) = check(
+        &["--target", "years-regression", "--sampler", "hamcmc"],
+        &dir,
+    );
+    assert_eq!(code, 0, "{text}");
+    if qnmc_host::shared_data::for_test("hamcmc_defaults_pass_on_years_regression_and_ark")
+        .is_none()
+    {
+        return;
+    }
+    let (code, text) = check(&["--target", "ark", "--sampler", "hamcmc"], &dir);
+    assert_eq!(code, 0, "{text}");
+    assert!(!text.contains("unusable"), "{text}");
+}

@@ -196,7 +196,9 @@ pub struct SamplerArgs {
     /// data points, none above.
     #[arg(long, num_args = 1..=2, value_name = "full|none|every N")]
     pub lp: Vec<String>,
-    /// Starting points: the target's initial point plus uniform(-R, R) noise.
+    /// Starting points: the target's initial point plus uniform(-R, R) noise
+    /// (stochastic-gradient samplers with settings from the pilot: the mode
+    /// plus uniform(-R, R) Laplace sds).
     #[arg(long, default_value_t = 2.0, value_name = "R")]
     pub init_radius: f64,
 }

@@ -60,7 +60,10 @@ fn setup<'a, const D: usize>(job: &ChainJob<'a>, k: usize) -> Result<Setup<'a, D
         .with_batch_size(s.batch_size_for(data_size));
     let seed = chain_seed(s.seed, k);
     let mut rng = ModelRng::seed_from_u64(seed);
-    let start = start_point(&target, s.init_radius, &mut rng);
+    let start = match &s.pilot {
+        Some(p) => start_near_mode(&p.mode, &p.posterior_sd, s.init_radius, &mut rng),
+        None => start_point(&target, s.init_radius, &mut rng),
+    };
     Ok(Setup {
         target,
         rng,
@@ -334,6 +337,30 @@ fn start_point<const D: usize>(
             let u: f64 = qnmc::Real::uniform_open_closed(rng);
             *v += r * (2.0 * u - 1.0);
         }
+    }
+    x
+}
+
+/// The start of a chain whose settings came from the pilot: the mode plus
+/// uniform(−r, r) Laplace sds per coordinate (auxiliaries: uniform(−r, r)),
+/// overdispersed for R̂ yet where the pilot's step size holds. From a start
+/// far in the tails (Stan's uniform(−2, 2) on ark) the first unadjusted
+/// steps overshoot to non-finite points and, with the state unchanged on
+/// error, never stop doing so.
+fn start_near_mode<const D: usize>(
+    mode: &[f64],
+    sd: &[f64],
+    r: f64,
+    rng: &mut ModelRng,
+) -> [f64; D] {
+    let mut x = [0.0; D];
+    for (i, v) in x.iter_mut().enumerate() {
+        let (centre, scale) = (
+            mode.get(i).copied().unwrap_or(0.0),
+            sd.get(i).copied().unwrap_or(1.0),
+        );
+        let u: f64 = qnmc::Real::uniform_open_closed(rng);
+        *v = centre + r * scale * (2.0 * u - 1.0);
     }
     x
 }

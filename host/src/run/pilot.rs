@@ -45,6 +45,11 @@
 //! metric is G = diag(A) (the observed Fisher information plus the prior's
 //! curvature at the mode), so SGRLD is not SGLD with G = I.
 //!
+//! The chains start at the mode plus uniform(−r, r) Laplace sds √(A⁻¹)ᵢᵢ per
+//! coordinate (r = `--init-radius`): overdispersed for R̂, and where the step
+//! size holds (from Stan's uniform(−2, 2) starts HAMCMC's first steps on arK
+//! overshot to non-finite points and the chains never moved).
+//!
 //! The pilot refuses (an error naming `--step-size`) when the mode or a
 //! positive-definite Hessian cannot be found: its formulas would then be
 //! wrong, and a guessed step size would look fine while being biased.
@@ -105,6 +110,10 @@ pub struct SgDefaults {
     pub relaxation_iterations: f64,
     /// Full-data gradient evaluations the pilot spent.
     pub gradient_evaluations: usize,
+    /// The mode, where the chains start (plus `--init-radius` Laplace sds).
+    pub mode: Vec<f64>,
+    /// Laplace sds √(A⁻¹)ᵢᵢ at the mode.
+    pub posterior_sd: Vec<f64>,
 }
 
 impl fmt::Display for SgDefaults {
@@ -228,6 +237,16 @@ fn extreme_eigenvalues(m: &DMatrix<f64>) -> Result<(f64, f64), String> {
     Ok((lo, hi))
 }
 
+/// √(A⁻¹)ᵢᵢ for a positive-definite A.
+fn laplace_sds(a: &DMatrix<f64>) -> Result<Vec<f64>, String> {
+    let inverse = a
+        .clone()
+        .cholesky()
+        .ok_or("the Hessian at the mode has no Cholesky factor")?
+        .inverse();
+    Ok((0..a.nrows()).map(|i| inverse[(i, i)].sqrt()).collect())
+}
+
 /// P^½ A P^½ for a diagonal P.
 fn precondition(a: &DMatrix<f64>, p: &[f64]) -> DMatrix<f64> {
     DMatrix::from_fn(a.nrows(), a.ncols(), |i, j| {
@@ -266,6 +285,8 @@ pub fn sg_defaults(
         slowest: lambda_min,
         relaxation_iterations: f64::NAN,
         gradient_evaluations: curvature.gradient_evaluations,
+        mode: curvature.mode.clone(),
+        posterior_sd: laplace_sds(a)?,
     };
     let langevin = |out: &mut SgDefaults, p: &[f64]| -> Result<(), String> {
         let (lo, hi) = extreme_eigenvalues(&precondition(a, p))?;

@@ -106,6 +106,8 @@ pub struct RunSettings {
     /// Starting points: the model's initial point plus a perturbation uniform
     /// on (−r, r) per unconstrained coordinate (Stan draws inits uniform on
     /// (−2, 2)). Default r = 2; 0 starts every chain at the initial point.
+    /// With [`pilot`](Self::pilot) settings the chains start at the pilot's
+    /// mode plus uniform(−r, r) Laplace sds instead.
     pub init_radius: f64,
     /// NUTS metric. `None`: [`DEFAULT_NUTS_METRIC`].
     pub metric: Option<MetricKind>,
