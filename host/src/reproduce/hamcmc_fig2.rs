@@ -23,8 +23,11 @@ use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 
 use super::report::{log_spaced, machine, number, quick_note};
+use super::sg_conditioning;
 use super::{ReproduceOptions, Reproduction};
 use crate::chart::{Chart, Scale, Series, SeriesStyle};
+use crate::run::SamplerKind;
+use crate::run::pilot::curvature_of_potential;
 use crate::targets::LinearGaussianModel;
 
 /// Observations N of the simulated data set (not printed in the paper).
@@ -268,9 +271,102 @@ pub fn panels(options: &ReproduceOptions) -> Vec<Panel> {
     ]
 }
 
+/// The paper's model for one dimension rerun with the protocol of
+/// [`sg_conditioning`]: each sampler's pilot step times the best of
+/// [`sg_conditioning::GRID`] (an equal-effort, oracle choice), constant steps,
+/// the plain mean of the draws in (t/2, t], errors in posterior units.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EqualEffortPanel {
+    /// The dimension D.
+    pub dimension: usize,
+    /// Condition number of the posterior precision.
+    pub posterior_condition: f64,
+    /// SGLD, pSGLD, HAMCMC M = 2, HAMCMC M = 3 (in this order).
+    pub curves: Vec<sg_conditioning::Curve>,
+    /// Why the panel did not run, if it did not.
+    pub failure: Option<String>,
+}
+
+fn equal_effort_panel<const D: usize>(seed: u64, iterations: usize) -> EqualEffortPanel {
+    let model = LinearGaussianModel::<D, BATCH>::simulate(
+        OBSERVATIONS,
+        NOISE_VARIANCE,
+        correlation(D),
+        seed ^ D as u64,
+    );
+    let posterior = model.posterior();
+    let mean = nalgebra::DVector::from_column_slice(&posterior.mean);
+    let covariance = nalgebra::DMatrix::from_fn(D, D, |i, j| posterior.covariance[i][j]);
+    let setup = curvature_of_potential(&model, &[0.0; D], D).and_then(|c| {
+        sg_conditioning::Reference::new(mean, &covariance, "exact posterior".into())
+            .map(|r| (c, r))
+            .ok_or_else(|| "the posterior covariance is not positive definite".to_string())
+    });
+    let (curvature, reference) = match setup {
+        Ok(v) => v,
+        Err(e) => {
+            return EqualEffortPanel {
+                dimension: D,
+                posterior_condition: f64::NAN,
+                curves: Vec::new(),
+                failure: Some(e),
+            };
+        }
+    };
+    let protocol = sg_conditioning::Protocol {
+        iterations,
+        grid_iterations: iterations / 10,
+        batch: BATCH,
+        rows: OBSERVATIONS,
+        start_at_mode: false,
+    };
+    let compare = sg_conditioning::compare_samplers::<D, 2, LinearGaussianModel<D, BATCH>>;
+    let mut curves = compare(
+        &model,
+        &[SamplerKind::Sgld, SamplerKind::Psgld, SamplerKind::Hamcmc],
+        &reference,
+        &curvature,
+        &protocol,
+        seed + 50,
+    );
+    curves.extend(sg_conditioning::compare_samplers::<
+        D,
+        3,
+        LinearGaussianModel<D, BATCH>,
+    >(
+        &model,
+        &[SamplerKind::Hamcmc],
+        &reference,
+        &curvature,
+        &protocol,
+        seed + 60,
+    ));
+    EqualEffortPanel {
+        dimension: D,
+        posterior_condition: sg_conditioning::condition_number(&curvature),
+        curves,
+        failure: None,
+    }
+}
+
+/// Both dimensions rerun with the equal-effort protocol
+/// ([`EqualEffortPanel`]).
+pub fn equal_effort_panels(options: &ReproduceOptions) -> Vec<EqualEffortPanel> {
+    let iterations = if options.quick {
+        QUICK_ITERATIONS
+    } else {
+        ITERATIONS
+    };
+    vec![
+        equal_effort_panel::<10>(options.seed, iterations),
+        equal_effort_panel::<100>(options.seed, iterations),
+    ]
+}
+
 /// Runs the experiment and writes the report.
 pub fn run(options: &ReproduceOptions) -> Reproduction {
     let panels = panels(options);
+    let rerun = equal_effort_panels(options);
     let mut charts = Vec::new();
     for p in &panels {
         charts.push(chart(p, false));
@@ -281,7 +377,7 @@ pub fn run(options: &ReproduceOptions) -> Reproduction {
         name: "hamcmc-fig2".to_string(),
         title: "HAMCMC (Şimşekli et al. 2016), Figure 2: posterior-mean error on the linear Gaussian model"
             .to_string(),
-        markdown: markdown(&panels, options),
+        markdown: markdown(&panels, &rerun, options),
         charts,
     }
 }
@@ -317,7 +413,7 @@ fn chart(panel: &Panel, by_time: bool) -> Chart {
     }
 }
 
-fn markdown(panels: &[Panel], options: &ReproduceOptions) -> String {
+fn markdown(panels: &[Panel], rerun: &[EqualEffortPanel], options: &ReproduceOptions) -> String {
     let mut md = String::new();
     md.push_str("# HAMCMC paper, Figure 2: error of the posterior mean, linear Gaussian model\n\n");
     md.push_str(quick_note(options.quick));
@@ -390,9 +486,62 @@ fn markdown(panels: &[Panel], options: &ReproduceOptions) -> String {
          the number of runs not printed, we cannot tell whether the data set or the \
          implementations make the difference.\n\n",
     );
+    md.push_str(&equal_effort_markdown(rerun));
     md.push_str(DISCUSSION);
     md
 }
+
+fn equal_effort_markdown(rerun: &[EqualEffortPanel]) -> String {
+    let mut md = String::new();
+    md.push_str(EQUAL_EFFORT_INTRO);
+    md.push_str(
+        "| D | κ (posterior) | sampler | ε₀ | chosen × ε₀ | mean error at t = 10³ | final mean error | final cov error | seconds | note |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for p in rerun {
+        if let Some(why) = &p.failure {
+            let _ = writeln!(
+                md,
+                "| {} | — | — | — | — | — | — | — | — | not run: {why} |",
+                p.dimension
+            );
+        }
+        for c in &p.curves {
+            let name = &c.label;
+            let at_1000 = c
+                .points
+                .iter()
+                .find(|q| q.iteration >= 1000)
+                .map_or(f64::NAN, |q| q.mean_error);
+            let (m, cv) = c
+                .last()
+                .map_or((f64::NAN, f64::NAN), |q| (q.mean_error, q.covariance_error));
+            let _ = writeln!(
+                md,
+                "| {} | {} | {name} | {} | {} | {} | {} | {} | {:.3} | {} |",
+                p.dimension,
+                number(p.posterior_condition),
+                number(c.pilot_step),
+                number(c.multiplier),
+                number(at_1000),
+                number(m),
+                number(cv),
+                c.seconds(),
+                c.failure.as_deref().unwrap_or("")
+            );
+        }
+    }
+    md.push('\n');
+    md
+}
+
+const EQUAL_EFFORT_INTRO: &str = "## Rerun with tuned constant steps (the protocol of `sg-conditioning`)\n\n\
+The same data (D = 10 and 100, N = 1000, b = 10) with each sampler's step chosen the \
+same way: its pilot step ε₀ (`qnmc run`'s default from the mode and Hessian) times the \
+best of 0.01, 0.03, …, 100 after a tenth of the run (oracle, equal effort), constant \
+steps, HAMCMC γ = 1/λ_max, from θ = 0; estimates are plain means of the draws in \
+(t/2, t] and errors are in posterior units (mean error ‖L⁻¹(θ̄ − θ̂)‖/√D, covariance \
+error ‖L⁻¹ĈL⁻ᵀ − I‖_F/√D, Σ = LLᵀ the exact posterior covariance).\n\n";
 
 const DISCUSSION: &str = "## Where we differ, and why\n\n\
 - **Unprinted settings.** The paper gives neither N, the regressors' construction, the \

@@ -1,5 +1,6 @@
 //! `qnmc reproduce NAME`: the papers' experiments at their settings, our
-//! numbers printed beside the paper's.
+//! numbers printed beside the paper's, and the benchmarks built on them
+//! (`sg-conditioning`).
 //!
 //! Each experiment lives in its own module and returns a [`Reproduction`]: a
 //! Markdown report (tables with the paper's figures beside ours, and what
@@ -19,6 +20,7 @@ pub mod amagold_fig1;
 pub mod hamcmc_fig2;
 pub mod qnhmc_table1;
 pub mod recipe_fig2;
+pub mod sg_conditioning;
 pub mod zhang_sutton_table2;
 
 mod report;
@@ -30,6 +32,7 @@ pub const NAMES: &[&str] = &[
     "hamcmc-fig2",
     "amagold-fig1",
     "recipe-fig2",
+    "sg-conditioning",
 ];
 
 /// Options shared by every reproduction.
@@ -77,6 +80,7 @@ pub fn run(name: &str, options: &ReproduceOptions) -> Option<Reproduction> {
         "hamcmc-fig2" => Some(hamcmc_fig2::run(options)),
         "amagold-fig1" => Some(amagold_fig1::run(options)),
         "recipe-fig2" => Some(recipe_fig2::run(options)),
+        "sg-conditioning" => Some(sg_conditioning::run(options)),
         _ => None,
     }
 }

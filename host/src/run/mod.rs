@@ -53,7 +53,7 @@ pub mod pilot;
 mod progress;
 mod reference;
 mod sampler_kind;
-mod samplers;
+pub(crate) mod samplers;
 mod settings;
 
 use std::fmt;

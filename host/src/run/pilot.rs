@@ -57,6 +57,7 @@
 use std::fmt;
 
 use nalgebra::{DMatrix, SymmetricEigen};
+use qnmc::Potential;
 use qnmc::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings, minimize};
 
 use super::dispatch::{padded_dimension, with_dimension};
@@ -165,20 +166,41 @@ pub fn uses_pilot(kind: SamplerKind) -> bool {
 pub fn curvature_at_mode(model: &dyn Model) -> Result<Curvature, String> {
     let n = model.dimension();
     let d = padded_dimension(n).map_err(|e| e.to_string())?;
-    let (mode, mut evaluations) = with_dimension!(
+    with_dimension!(
         d,
-        |D| find_mode::<D>(model)?,
-        return Err(format!("no dimension {d} compiled"))
-    );
+        |D| {
+            let target = PaddedModel::<D>::new(model).map_err(|e| e.to_string())?;
+            curvature_of_potential(&target, &target.initial_point(), n)
+        },
+        Err(format!("no dimension {d} compiled"))
+    )
+}
+
+/// [`curvature_at_mode`] for a core target: the mode of `target` by L-BFGS
+/// from `start`, and the Hessian of its first `n` coordinates (the others,
+/// padding, held at the mode) by central differences of the gradient.
+pub fn curvature_of_potential<const D: usize, P: Potential<f64, D>>(
+    target: &P,
+    start: &[f64; D],
+    n: usize,
+) -> Result<Curvature, String> {
+    let n = n.min(D);
+    let mut settings = LbfgsSettings::with_max_pairs(10);
+    settings.scaling = InitialScaling::NewestPair(1.0);
+    let mut memory = Box::new(LbfgsMemory::<f64, D, 10>::new(settings).map_err(|e| e.to_string())?);
+    let outcome = minimize(target, start, &mut memory, MODE_ITERATIONS, 1e-13)
+        .ok_or("U or its gradient is not finite at the initial point")?;
+    let mode = outcome.position;
+    let mut evaluations = outcome.gradient_evaluations as usize;
     let mut hessian = DMatrix::<f64>::zeros(n, n);
-    let mut x = mode.clone();
-    let (mut plus, mut minus) = (vec![0.0; n], vec![0.0; n]);
+    let mut x = mode;
+    let (mut plus, mut minus) = ([0.0; D], [0.0; D]);
     for j in 0..n {
         let h = 1e-5 * mode[j].abs().max(1.0);
         x[j] = mode[j] + h;
-        model.potential_and_gradient(&x, &mut plus);
+        target.potential_and_gradient(&x, &mut plus);
         x[j] = mode[j] - h;
-        model.potential_and_gradient(&x, &mut minus);
+        target.potential_and_gradient(&x, &mut minus);
         x[j] = mode[j];
         evaluations += 2;
         for i in 0..n {
@@ -190,30 +212,10 @@ pub fn curvature_at_mode(model: &dyn Model) -> Result<Curvature, String> {
         return Err("the Hessian at the mode is not finite".into());
     }
     Ok(Curvature {
-        mode,
+        mode: mode[..n].to_vec(),
         hessian,
         gradient_evaluations: evaluations,
     })
-}
-
-fn find_mode<const D: usize>(model: &dyn Model) -> Result<(Vec<f64>, usize), String> {
-    let target = PaddedModel::<D>::new(model).map_err(|e| e.to_string())?;
-    let mut settings = LbfgsSettings::with_max_pairs(10);
-    settings.scaling = InitialScaling::NewestPair(1.0);
-    let mut memory = Box::new(LbfgsMemory::<f64, D, 10>::new(settings).map_err(|e| e.to_string())?);
-    let outcome = minimize(
-        &target,
-        &target.initial_point(),
-        &mut memory,
-        MODE_ITERATIONS,
-        1e-13,
-    )
-    .ok_or("U or its gradient is not finite at the initial point")?;
-    let n = model.dimension();
-    Ok((
-        outcome.position[..n].to_vec(),
-        outcome.gradient_evaluations as usize,
-    ))
 }
 
 /// Eigenvalues (ascending ends) of the symmetric `m`, or why they are unusable.
