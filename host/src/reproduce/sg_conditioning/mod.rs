@@ -30,25 +30,30 @@
 //!   ‖L⁻¹(θ̄ − μ)‖/√D (in posterior sds), covariance error
 //!   ‖L⁻¹ Ĉ L⁻ᵀ − I‖_F/√D.
 
-use std::fmt::Write as _;
 use std::time::Instant;
 
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
-use qnmc::random::standard_normal;
 use qnmc::{
-    Hamcmc, HamcmcSettings, MinibatchPotential, Potential, Psgld, PsgldSettings, Sghmc,
-    SghmcSettings, Sgld, SgldSettings, Sgrld, SgrldSettings, StepSizeSchedule,
+    Hamcmc, HamcmcSettings, MinibatchPotential, Psgld, PsgldSettings, Sghmc, SghmcSettings, Sgld,
+    SgldSettings, Sgrld, SgrldSettings, StepSizeSchedule,
 };
-use rand_core::{Rng, SeedableRng};
+use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 
-use super::report::{log_spaced, machine, number, quick_note};
+use super::report::log_spaced;
 use super::{ReproduceOptions, Reproduction};
-use crate::chart::{Chart, Scale, Series, SeriesStyle};
 use crate::run::SamplerKind;
 use crate::run::pilot::{Curvature, SgDefaults, curvature_of_potential, sg_defaults};
 use crate::run::samplers::ConstantDiagonalMetric;
-use crate::targets::{LinearGaussianModel, LogisticRegression};
+
+mod data;
+mod reference;
+mod summary;
+
+pub use data::{linear_model, logistic_model};
+pub use reference::Reference;
+use reference::importance_reference;
+use summary::{chart, markdown};
 
 /// Parameters D of both models.
 pub const DIMENSION: usize = 10;
@@ -62,7 +67,7 @@ pub const HAMCMC_FULL_MEMORY: usize = DIMENSION + 1;
 /// Minibatch size of the linear Gaussian model.
 pub const LINEAR_BATCH: usize = 1000;
 /// Minibatch size of the logistic regression.
-pub const LOGISTIC_BATCH: usize = 100;
+pub const LOGISTIC_BATCH: usize = 1000;
 /// Multipliers of each sampler's pilot step size tried by the step rule:
 /// 10^-2 … 10^2 in half decades.
 pub const GRID: [f64; 9] = [
@@ -125,14 +130,14 @@ pub fn sizes(quick: bool) -> Sizes {
     if quick {
         Sizes {
             linear_rows: 20_000,
-            logistic_rows: 5_000,
+            logistic_rows: 20_000,
             iterations: 4_000,
             grid_iterations: 800,
             reference_draws: 4_000,
         }
     } else {
         Sizes {
-            linear_rows: 1_000_000,
+            linear_rows: 100_000,
             logistic_rows: 100_000,
             iterations: 200_000,
             grid_iterations: 20_000,
@@ -267,243 +272,6 @@ impl Panel {
             .first_reaching(target, covariance)
             .map(|p| p.seconds / sgld.seconds())
     }
-}
-
-/// The reference posterior N(μ, Σ) and its whitening L⁻¹ (Σ = LLᵀ).
-pub struct Reference {
-    mean: DVector<f64>,
-    whitening: DMatrix<f64>,
-    note: String,
-}
-
-impl Reference {
-    /// From the posterior mean and covariance; `note` says where they come
-    /// from. `None` when the covariance is not positive definite.
-    pub fn new(mean: DVector<f64>, covariance: &DMatrix<f64>, note: String) -> Option<Self> {
-        let l = covariance.clone().cholesky()?.l();
-        let whitening = l.try_inverse()?;
-        Some(Reference {
-            mean,
-            whitening,
-            note,
-        })
-    }
-
-    /// (mean error, covariance error) of `draws`.
-    fn errors<const D: usize>(&self, draws: &[[f64; D]]) -> (f64, f64) {
-        let d = D;
-        let n = draws.len().max(1) as f64;
-        let mut mean = DVector::<f64>::zeros(d);
-        for x in draws {
-            for i in 0..d {
-                mean[i] += x[i] / n;
-            }
-        }
-        let mut cov = DMatrix::<f64>::zeros(d, d);
-        for x in draws {
-            for i in 0..d {
-                let a = x[i] - mean[i];
-                for j in 0..=i {
-                    cov[(i, j)] += a * (x[j] - mean[j]);
-                }
-            }
-        }
-        let denominator = (draws.len() as f64 - 1.0).max(1.0);
-        for i in 0..d {
-            for j in 0..=i {
-                cov[(i, j)] /= denominator;
-                cov[(j, i)] = cov[(i, j)];
-            }
-        }
-        let e = &self.whitening * (mean - &self.mean);
-        let white = &self.whitening * cov * self.whitening.transpose() - DMatrix::identity(d, d);
-        let root = (d as f64).sqrt();
-        (e.norm() / root, white.norm() / root)
-    }
-}
-
-/// A random rotation (Gram–Schmidt of a Gaussian matrix), rows orthonormal.
-fn rotation(rng: &mut XorShiftRng) -> [[f64; DIMENSION]; DIMENSION] {
-    let mut q = [[0.0; DIMENSION]; DIMENSION];
-    for k in 0..DIMENSION {
-        let mut v = [0.0; DIMENSION];
-        for x in v.iter_mut() {
-            *x = standard_normal(rng);
-        }
-        for u in q.iter().take(k) {
-            let p: f64 = v.iter().zip(u).map(|(a, b)| a * b).sum();
-            for (a, b) in v.iter_mut().zip(u) {
-                *a -= p * b;
-            }
-        }
-        let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
-        for (o, a) in q[k].iter_mut().zip(&v) {
-            *o = a / norm;
-        }
-    }
-    q
-}
-
-/// `rows` covariate vectors with covariance Q diag(s²) Qᵀ, cond = `condition`.
-fn covariates(rows: usize, condition: f64, rng: &mut XorShiftRng) -> Vec<[f64; DIMENSION]> {
-    let q = rotation(rng);
-    let sds: Vec<f64> = (0..DIMENSION)
-        .map(|i| condition.powf(-0.5 * i as f64 / (DIMENSION - 1) as f64))
-        .collect();
-    (0..rows)
-        .map(|_| {
-            let mut x = [0.0; DIMENSION];
-            for (k, row) in q.iter().enumerate() {
-                let z = sds[k] * standard_normal::<f64, _>(rng);
-                for (xi, qi) in x.iter_mut().zip(row) {
-                    *xi += z * qi;
-                }
-            }
-            x
-        })
-        .collect()
-}
-
-fn normals(rng: &mut XorShiftRng) -> [f64; DIMENSION] {
-    let mut v = [0.0; DIMENSION];
-    for x in v.iter_mut() {
-        *x = standard_normal(rng);
-    }
-    v
-}
-
-fn dot(a: &[f64; DIMENSION], b: &[f64; DIMENSION]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-/// The linear Gaussian data set at condition `condition` (noise variance 1).
-pub fn linear_model(
-    rows: usize,
-    condition: f64,
-    seed: u64,
-) -> LinearGaussianModel<DIMENSION, LINEAR_BATCH> {
-    let mut rng = XorShiftRng::seed_from_u64(seed);
-    let regressors = covariates(rows, condition, &mut rng);
-    let theta = normals(&mut rng);
-    let observations = regressors
-        .iter()
-        .map(|a| dot(a, &theta) + standard_normal::<f64, _>(&mut rng))
-        .collect();
-    LinearGaussianModel {
-        regressors,
-        observations,
-        noise_variance: 1.0,
-    }
-}
-
-/// The logistic data set at condition `condition`.
-pub fn logistic_model(
-    rows: usize,
-    condition: f64,
-    seed: u64,
-) -> LogisticRegression<DIMENSION, LOGISTIC_BATCH> {
-    let mut rng = XorShiftRng::seed_from_u64(seed);
-    let design = covariates(rows, condition, &mut rng);
-    let mut w = normals(&mut rng);
-    let sd = (design.iter().map(|x| dot(x, &w).powi(2)).sum::<f64>() / rows.max(1) as f64).sqrt();
-    for v in w.iter_mut() {
-        *v *= LOGISTIC_SIGNAL_SD / sd.max(f64::MIN_POSITIVE);
-    }
-    let labels = design
-        .iter()
-        .map(|x| {
-            let p = 1.0 / (1.0 + (-dot(x, &w)).exp());
-            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-            f64::from(u8::from(u < p))
-        })
-        .collect();
-    LogisticRegression::new(design, labels, LOGISTIC_PRIOR_VARIANCE)
-}
-
-/// Self-normalised importance sampling of `target` from a Student-t
-/// ([`PROPOSAL_DOF`]) centred at `mode` with scale `covariance` (the Laplace
-/// approximation): mean, covariance and the weights' ESS. Two threads.
-fn importance_reference<P: Potential<f64, DIMENSION> + Sync>(
-    target: &P,
-    mode: &[f64; DIMENSION],
-    covariance: &DMatrix<f64>,
-    draws: usize,
-    seed: u64,
-) -> Option<(DVector<f64>, DMatrix<f64>, f64)> {
-    let l = covariance.clone().cholesky()?.l();
-    let nu = PROPOSAL_DOF as f64;
-    let d = DIMENSION;
-    let threads = 2;
-    let chunk = draws.div_ceil(threads);
-    let samples: Vec<(Vec<f64>, f64)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|k| {
-                let l = &l;
-                scope.spawn(move || {
-                    let mut rng = XorShiftRng::seed_from_u64(seed ^ ((k as u64 + 1) * 0x9E37));
-                    let mut out = Vec::with_capacity(chunk);
-                    let mut gradient = [0.0; DIMENSION];
-                    for _ in 0..chunk {
-                        let z = DVector::from_iterator(d, normals(&mut rng));
-                        let chi2: f64 = (0..PROPOSAL_DOF)
-                            .map(|_| standard_normal::<f64, _>(&mut rng).powi(2))
-                            .sum();
-                        let scale = (nu / chi2).sqrt();
-                        let step = l * &z * scale;
-                        let mut w = *mode;
-                        for i in 0..d {
-                            w[i] += step[i];
-                        }
-                        // log q up to a constant: ‖L⁻¹(w − mode)‖² = scale²‖z‖².
-                        let r2 = scale * scale * z.norm_squared();
-                        let log_q = -0.5 * (nu + d as f64) * (1.0 + r2 / nu).ln();
-                        let u = target.potential_and_gradient(&w, &mut gradient);
-                        out.push((w.to_vec(), -u - log_q));
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    });
-    let top = samples
-        .iter()
-        .map(|s| s.1)
-        .filter(|v| v.is_finite())
-        .fold(f64::NEG_INFINITY, f64::max);
-    let weights: Vec<f64> = samples
-        .iter()
-        .map(|s| {
-            if s.1.is_finite() {
-                (s.1 - top).exp()
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    let total: f64 = weights.iter().sum();
-    if total.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-        return None;
-    }
-    let mut mean = DVector::<f64>::zeros(d);
-    for (s, w) in samples.iter().zip(&weights) {
-        for i in 0..d {
-            mean[i] += w * s.0[i] / total;
-        }
-    }
-    let mut cov = DMatrix::<f64>::zeros(d, d);
-    for (s, w) in samples.iter().zip(&weights) {
-        for i in 0..d {
-            for j in 0..d {
-                cov[(i, j)] += w * (s.0[i] - mean[i]) * (s.0[j] - mean[j]) / total;
-            }
-        }
-    }
-    let ess = total * total / weights.iter().map(|w| w * w).sum::<f64>();
-    Some((mean, cov, ess))
 }
 
 /// What a run of `iterations` steps of one sampler produced.
@@ -821,7 +589,7 @@ fn panel<P: MinibatchPotential<f64, DIMENSION>>(
         posterior_condition: condition_number(curvature),
         rows: protocol.rows,
         batch: protocol.batch,
-        reference: reference.note.clone(),
+        reference: reference.note().to_string(),
         curves: {
             let mut curves = compare_samplers::<DIMENSION, HAMCMC_MEMORY, P>(
                 target, &SAMPLERS, reference, curvature, protocol, seed,
@@ -952,370 +720,5 @@ pub fn run(options: &ReproduceOptions) -> Reproduction {
         markdown: markdown(&panels, options),
         charts,
         skipped: Vec::new(),
-    }
-}
-
-fn condition_label(k: f64) -> String {
-    format!("1e{}", k.log10().round())
-}
-
-fn chart(panel: &Panel, covariance: bool, by_time: bool) -> Chart {
-    let what = if covariance { "cov" } else { "mean" };
-    let axis = if by_time { "time" } else { "iterations" };
-    let y_label = if covariance {
-        "covariance error ‖L⁻¹ĈL⁻ᵀ − I‖_F/√D"
-    } else {
-        "mean error ‖L⁻¹(θ̄ − μ)‖/√D"
-    };
-    Chart {
-        file_stem: format!(
-            "sg-conditioning-{}-k{}-{what}-{axis}",
-            panel.family.stem(),
-            condition_label(panel.condition)
-        ),
-        title: format!(
-            "{}, cond(cov x) = {}: {}",
-            panel.family.name(),
-            condition_label(panel.condition),
-            if covariance {
-                "covariance error"
-            } else {
-                "mean error"
-            }
-        ),
-        x_label: if by_time {
-            "wall-clock time (s)".into()
-        } else {
-            "iteration t".into()
-        },
-        y_label: y_label.into(),
-        x_scale: Scale::Log10,
-        y_scale: Scale::Log10,
-        series: panel
-            .curves
-            .iter()
-            .map(|c| Series {
-                label: c.label.clone(),
-                points: c
-                    .points
-                    .iter()
-                    .map(|p| {
-                        let x = if by_time {
-                            p.seconds.max(1e-6)
-                        } else {
-                            p.iteration as f64
-                        };
-                        let y = if covariance {
-                            p.covariance_error
-                        } else {
-                            p.mean_error
-                        };
-                        (x, y)
-                    })
-                    .filter(|(_, y)| y.is_finite() && *y > 0.0)
-                    .collect(),
-                style: SeriesStyle::Line,
-            })
-            .collect(),
-        categories: Vec::new(),
-    }
-}
-
-fn ratio_text(r: Option<f64>) -> String {
-    match r {
-        Some(r) => number(r),
-        None => "never".into(),
-    }
-}
-
-fn markdown(panels: &[Panel], options: &ReproduceOptions) -> String {
-    let s = sizes(options.quick);
-    let mut md = String::new();
-    md.push_str("# Stochastic-gradient samplers where preconditioning matters\n\n");
-    md.push_str(quick_note(options.quick));
-    let _ = writeln!(
-        md,
-        "Command: `qnmc reproduce sg-conditioning{}` (seed {}). \
-         D = {DIMENSION}; covariates x = Q diag(s) z with Q a random rotation and \
-         cond(cov x) = κ ∈ {{10, 10³, 10⁵}}. **Linear Gaussian**: θ ~ N(0, I), y ~ N(xᵀθ, 1), \
-         N = {} rows, minibatch b = {LINEAR_BATCH}, exact posterior. **Logistic regression**: \
-         prior N(0, {LOGISTIC_PRIOR_VARIANCE} I), true xᵀw with sd {LOGISTIC_SIGNAL_SD}, N = {} rows, \
-         b = {LOGISTIC_BATCH}, reference by importance sampling ({} draws, Student-t({PROPOSAL_DOF}) \
-         proposal at the Laplace approximation).\n",
-        if options.quick { " --quick" } else { "" },
-        options.seed,
-        s.linear_rows,
-        s.logistic_rows,
-        s.reference_draws
-    );
-    let _ = writeln!(
-        md,
-        "**Step rule (equal effort)**: every sampler's own pilot step ε₀ (`qnmc run`'s default: \
-         mode and Hessian A, variance budget β = 0.1, minibatch noise ν = N/b − 1; docs/DEFAULTS.md) \
-         times each of 0.01, 0.03, …, 100 (9 tries of {} iterations, same seed); the try with the \
-         smallest mean + covariance error wins. SGRLD uses G = diag(A), SGHMC friction √λ_max(A), \
-         HAMCMC M = {HAMCMC_MEMORY} (the default, M − 1 = 4 pairs) and M = {HAMCMC_FULL_MEMORY} \
-         (M − 1 = D pairs), γ = 1/λ_max(A), constant step. **Runs**: from the mode the pilot \
-         found (as `qnmc run` starts them), {} \
-         iterations, fresh seed, one run each. Estimates at iteration t use the draws in (t/2, t]. \
-         **Errors**, in posterior units (Σ = LLᵀ the reference covariance): mean error \
-         ‖L⁻¹(θ̄ − μ)‖/√D, covariance error ‖L⁻¹ĈL⁻ᵀ − I‖_F/√D (0.1 = 10 % of a posterior sd).\n",
-        s.grid_iterations, s.iterations
-    );
-    md.push_str("## Final errors\n\n");
-    md.push_str(
-        "| model | κ (x) | κ (posterior) | sampler | ε₀ | chosen × ε₀ | mean error | cov error | seconds | note |\n\
-         |---|---|---|---|---|---|---|---|---|---|\n",
-    );
-    for p in panels {
-        if p.curves.is_empty() {
-            let _ = writeln!(
-                md,
-                "| {} | {} | — | — | — | — | — | — | — | not run: {} |",
-                p.family.name(),
-                condition_label(p.condition),
-                p.reference
-            );
-        }
-        for c in &p.curves {
-            let (m, cv) = c
-                .last()
-                .map_or((f64::NAN, f64::NAN), |q| (q.mean_error, q.covariance_error));
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {:.2} | {} |",
-                p.family.name(),
-                condition_label(p.condition),
-                number(p.posterior_condition),
-                c.label,
-                number(c.pilot_step),
-                number(c.multiplier),
-                number(m),
-                number(cv),
-                c.seconds(),
-                c.failure.as_deref().unwrap_or("")
-            );
-        }
-    }
-    let _ = writeln!(md, "\nSeconds: {}.\n", machine());
-    md.push_str("## HAMCMC against SGLD in wall time\n\n");
-    let labels = [
-        format!("hamcmc M={HAMCMC_MEMORY}"),
-        format!("hamcmc M={HAMCMC_FULL_MEMORY}"),
-    ];
-    let _ = writeln!(
-        md,
-        "Wall time HAMCMC needed to first reach SGLD's final error, divided by SGLD's whole run \
-         (the acceptance asks ≤ 0.2 at κ ≥ 10³; `never`: HAMCMC's error never got that low).\n\n\
-         | model | κ (x) | mean: {0} | mean: {1} | cov: {0} | cov: {1} | best final mean error | best final cov error |\n\
-         |---|---|---|---|---|---|---|---|",
-        labels[0], labels[1]
-    );
-    for p in panels.iter().filter(|p| !p.curves.is_empty()) {
-        let best = |covariance: bool| {
-            p.curves
-                .iter()
-                .filter_map(|c| {
-                    c.last().map(|q| {
-                        let e = if covariance {
-                            q.covariance_error
-                        } else {
-                            q.mean_error
-                        };
-                        (e, c.label.as_str())
-                    })
-                })
-                .filter(|(e, _)| e.is_finite())
-                .min_by(|a, b| a.0.total_cmp(&b.0))
-                .map_or("—".to_string(), |(e, n)| format!("{n} {}", number(e)))
-        };
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            p.family.name(),
-            condition_label(p.condition),
-            ratio_text(p.time_ratio_to_sgld(&labels[0], false)),
-            ratio_text(p.time_ratio_to_sgld(&labels[1], false)),
-            ratio_text(p.time_ratio_to_sgld(&labels[0], true)),
-            ratio_text(p.time_ratio_to_sgld(&labels[1], true)),
-            best(false),
-            best(true)
-        );
-    }
-    md.push_str("\n## Step-size trials (score = mean + cov error after the trial; ∞ = failed)\n\n");
-    md.push_str("| model | κ (x) | sampler |");
-    for m in GRID {
-        let _ = write!(md, " ×{} |", number(m));
-    }
-    md.push_str("\n|---|---|---|");
-    for _ in GRID {
-        md.push_str("---|");
-    }
-    md.push('\n');
-    for p in panels {
-        for c in &p.curves {
-            let _ = write!(
-                md,
-                "| {} | {} | {} |",
-                p.family.name(),
-                condition_label(p.condition),
-                c.label
-            );
-            for v in &c.grid_scores {
-                let cell = if v.is_finite() {
-                    number(*v)
-                } else {
-                    "∞".into()
-                };
-                let _ = write!(md, " {cell} |");
-            }
-            md.push('\n');
-        }
-    }
-    md.push_str("\nReferences: ");
-    for p in panels {
-        let _ = write!(
-            md,
-            "{} κ {}: {}; ",
-            p.family.name(),
-            condition_label(p.condition),
-            p.reference
-        );
-    }
-    md.push_str("\n\n");
-    md
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `n` exact draws from N(`mean`, `covariance`).
-    fn gaussian_draws(
-        mean: &DVector<f64>,
-        covariance: &DMatrix<f64>,
-        n: usize,
-        seed: u64,
-    ) -> Vec<[f64; DIMENSION]> {
-        let l = covariance.clone().cholesky().unwrap().l();
-        let mut rng = XorShiftRng::seed_from_u64(seed);
-        (0..n)
-            .map(|_| {
-                let z = DVector::from_iterator(DIMENSION, normals(&mut rng));
-                let x = mean + &l * z;
-                let mut out = [0.0; DIMENSION];
-                out.copy_from_slice(x.as_slice());
-                out
-            })
-            .collect()
-    }
-
-    fn small_linear() -> (
-        LinearGaussianModel<DIMENSION, LINEAR_BATCH>,
-        DVector<f64>,
-        DMatrix<f64>,
-    ) {
-        let model = linear_model(2000, 1e3, 5);
-        let p = model.posterior();
-        let mean = DVector::from_column_slice(&p.mean);
-        let cov = DMatrix::from_fn(DIMENSION, DIMENSION, |i, j| p.covariance[i][j]);
-        (model, mean, cov)
-    }
-
-    /// Exact draws score near 0: with n draws the mean error is the RMS of D
-    /// standard normals over √n (≈ 1/√n) and the covariance error ≈
-    /// √((D + 1)/n) (off-diagonal entries of the whitened sample covariance
-    /// have variance 1/n, diagonal 2/n). The bounds are 3× those Monte-Carlo
-    /// scales; the draws shifted by 0.5 sd along every axis must score a mean
-    /// error of 0.5 ± the same noise, and scaled by 1.2 a covariance error
-    /// near 0.44·√D/√D = 0.44.
-    #[test]
-    fn errors_are_zero_for_exact_draws_and_see_shifts_and_scales() {
-        let (_, mean, cov) = small_linear();
-        let reference = Reference::new(mean.clone(), &cov, String::new()).unwrap();
-        let n = 20_000;
-        let draws = gaussian_draws(&mean, &cov, n, 1);
-        let (m, c) = reference.errors(&draws);
-        let mc_mean = 1.0 / (n as f64).sqrt();
-        let mc_cov = ((DIMENSION as f64 + 1.0) / n as f64).sqrt();
-        assert!(m < 3.0 * mc_mean, "mean error {m} for exact draws");
-        assert!(c < 3.0 * mc_cov, "covariance error {c} for exact draws");
-
-        // θ + 0.5 L 1: whitened mean off by 0.5 in every coordinate.
-        let l = cov.clone().cholesky().unwrap().l();
-        let shift = &l * DVector::from_element(DIMENSION, 0.5);
-        let shifted: Vec<[f64; DIMENSION]> = draws
-            .iter()
-            .map(|x| {
-                let mut y = *x;
-                for i in 0..DIMENSION {
-                    y[i] += shift[i];
-                }
-                y
-            })
-            .collect();
-        let (m, _) = reference.errors(&shifted);
-        assert!((m - 0.5).abs() < 3.0 * mc_mean, "shifted mean error {m}");
-
-        // Spread 1.2× around the mean: whitened covariance 1.44 I.
-        let scaled: Vec<[f64; DIMENSION]> = draws
-            .iter()
-            .map(|x| {
-                let mut y = *x;
-                for i in 0..DIMENSION {
-                    y[i] = mean[i] + 1.2 * (x[i] - mean[i]);
-                }
-                y
-            })
-            .collect();
-        let (_, c) = reference.errors(&scaled);
-        assert!(
-            (c - 0.44).abs() < 3.0 * 1.44 * mc_cov,
-            "scaled covariance error {c}"
-        );
-    }
-
-    /// On a Gaussian posterior (the linear model) the importance-sampling
-    /// reference must recover the exact mean and covariance: errors within
-    /// 4× the Monte-Carlo scales of [`errors_are_zero_for_exact_draws_and_see_shifts_and_scales`]
-    /// at the weights' ESS (the t proposal is wider than the target, so the
-    /// weight ESS is below the number of draws).
-    #[test]
-    fn importance_reference_recovers_a_gaussian_posterior() {
-        let (model, mean, cov) = small_linear();
-        let exact = Reference::new(mean.clone(), &cov, String::new()).unwrap();
-        let mut mode = [0.0; DIMENSION];
-        mode.copy_from_slice(mean.as_slice());
-        let (m, c, ess) = importance_reference(&model, &mode, &cov, 20_000, 3).unwrap();
-        assert!(ess > 2000.0 && ess <= 20_000.0, "weight ESS {ess}");
-        let fake: Vec<[f64; DIMENSION]> = gaussian_draws(&m, &c, 40_000, 9);
-        // Score the IS moments through draws from N(m, c): their own noise
-        // adds the exact-draw scales at 40 000 draws.
-        let (me, ce) = exact.errors(&fake);
-        let mc_mean = 1.0 / ess.sqrt() + 1.0 / 200.0;
-        let mc_cov = ((DIMENSION as f64 + 1.0) / ess).sqrt() + (11.0f64 / 40_000.0).sqrt();
-        assert!(me < 4.0 * mc_mean, "IS mean error {me} (weight ESS {ess})");
-        assert!(
-            ce < 4.0 * mc_cov,
-            "IS covariance error {ce} (weight ESS {ess})"
-        );
-    }
-
-    #[test]
-    fn covariates_have_the_asked_condition_number() {
-        let mut rng = XorShiftRng::seed_from_u64(4);
-        let x = covariates(50_000, 1e3, &mut rng);
-        let mut cov = DMatrix::<f64>::zeros(DIMENSION, DIMENSION);
-        for row in &x {
-            let v = DVector::from_column_slice(row);
-            cov += &v * v.transpose() / x.len() as f64;
-        }
-        let e = SymmetricEigen::new(cov).eigenvalues;
-        let (lo, hi) = e.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| {
-            (lo.min(v), hi.max(v))
-        });
-        // Sample eigenvalues of 50 000 draws: within a few % of 1 and 1e-3.
-        assert!((hi - 1.0).abs() < 0.05, "largest {hi}");
-        assert!((lo / 1e-3 - 1.0).abs() < 0.05, "smallest {lo}");
     }
 }
