@@ -318,7 +318,7 @@ fn equal_effort_panel<const D: usize>(seed: u64, iterations: usize) -> EqualEffo
         grid_iterations: iterations / 10,
         batch: BATCH,
         rows: OBSERVATIONS,
-        start_at_mode: false,
+        start: sg_conditioning::Start::Zero,
     };
     let compare = sg_conditioning::compare_samplers::<D, 2, LinearGaussianModel<D, BATCH>>;
     let mut curves = compare(

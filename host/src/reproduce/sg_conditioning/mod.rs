@@ -19,10 +19,11 @@
 //!   the same seed; the multiplier with the smallest mean + covariance error
 //!   at the end wins (an oracle choice: every sampler gets its best constant
 //!   step from the same nine tries).
-//! - **Runs**: from the mode the pilot found (where `qnmc run` starts them;
-//!   from θ = 0 the error is dominated by the trip of thousands of posterior
-//!   sds to the posterior, which every sampler makes at its slowest
-//!   direction's pace), [`Sizes::iterations`] iterations with a fresh seed,
+//! - **Runs**: where `qnmc run` starts a chain with pilot settings, the
+//!   mode ± [`START_RADIUS`] Laplace marginal sds per coordinate (the same
+//!   point for every sampler; from θ = 0 the error is dominated by the trip
+//!   of thousands of posterior sds to the posterior, from the mode itself the
+//!   mean error is trivially small), [`Sizes::iterations`] iterations with a fresh seed,
 //!   every draw kept. The estimate at iteration t is the plain mean and
 //!   covariance of the draws in (t/2, t]. HAMCMC runs with the default
 //!   memory M = [`HAMCMC_MEMORY`] and with M − 1 = D pairs.
@@ -37,7 +38,7 @@ use qnmc::{
     Hamcmc, HamcmcSettings, MinibatchPotential, Psgld, PsgldSettings, Sghmc, SghmcSettings, Sgld,
     SgldSettings, Sgrld, SgrldSettings, StepSizeSchedule,
 };
-use rand_core::SeedableRng;
+use rand_core::{Rng, SeedableRng};
 use rand_xorshift::XorShiftRng;
 
 use super::report::log_spaced;
@@ -66,6 +67,9 @@ pub const HAMCMC_MEMORY: usize = 5;
 pub const HAMCMC_FULL_MEMORY: usize = DIMENSION + 1;
 /// Minibatch size of the linear Gaussian model.
 pub const LINEAR_BATCH: usize = 1000;
+/// Chains start at the mode ± this many Laplace sds per coordinate (the
+/// CLI's `--init-radius`).
+pub const START_RADIUS: f64 = 2.0;
 /// Minibatch size of the logistic regression.
 pub const LOGISTIC_BATCH: usize = 1000;
 /// Multipliers of each sampler's pilot step size tried by the step rule:
@@ -120,7 +124,10 @@ impl Sizes {
             grid_iterations: self.grid_iterations,
             batch,
             rows,
-            start_at_mode: true,
+            start: Start::NearMode {
+                radius: START_RADIUS,
+                seed: 17,
+            },
         }
     }
 }
@@ -129,16 +136,16 @@ impl Sizes {
 pub fn sizes(quick: bool) -> Sizes {
     if quick {
         Sizes {
-            linear_rows: 20_000,
-            logistic_rows: 20_000,
+            linear_rows: 5_000,
+            logistic_rows: 5_000,
             iterations: 4_000,
             grid_iterations: 800,
             reference_draws: 4_000,
         }
     } else {
         Sizes {
-            linear_rows: 100_000,
-            logistic_rows: 100_000,
+            linear_rows: 10_000,
+            logistic_rows: 10_000,
             iterations: 200_000,
             grid_iterations: 20_000,
             reference_draws: 40_000,
@@ -449,7 +456,7 @@ fn score<const D: usize>(trace: &Trace<D>, reference: &Reference) -> f64 {
 }
 
 /// Run lengths of [`compare_samplers`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Protocol {
     /// Iterations of each measured run.
     pub iterations: usize,
@@ -459,13 +466,56 @@ pub struct Protocol {
     pub batch: usize,
     /// Data points N.
     pub rows: usize,
-    /// Start the chains at the mode (else at θ = 0).
-    pub start_at_mode: bool,
+    /// Where the chains start.
+    pub start: Start,
+}
+
+/// Where [`compare_samplers`] starts every chain (the same point for every
+/// sampler of a call).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Start {
+    /// θ = 0 (the HAMCMC paper's start).
+    Zero,
+    /// As `qnmc run` starts a chain with pilot settings: the mode plus
+    /// uniform(−`radius`, `radius`) Laplace marginal sds √(A⁻¹)ᵢᵢ per
+    /// coordinate, drawn with `seed`.
+    NearMode {
+        /// `--init-radius` (2 in the CLI).
+        radius: f64,
+        /// Seed of the offsets.
+        seed: u64,
+    },
+}
+
+impl Start {
+    fn point<const D: usize>(self, curvature: &Curvature) -> [f64; D] {
+        let mut start = [0.0; D];
+        if let Start::NearMode { radius, seed } = self {
+            let sds: Vec<f64> = curvature
+                .hessian
+                .clone()
+                .cholesky()
+                .map(|c| c.inverse())
+                .map(|inverse| {
+                    (0..inverse.nrows())
+                        .map(|i| inverse[(i, i)].sqrt())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let mut rng = XorShiftRng::seed_from_u64(seed);
+            for (i, s) in start.iter_mut().enumerate() {
+                let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                let sd = sds.get(i).copied().unwrap_or(0.0);
+                *s = curvature.mode.get(i).copied().unwrap_or(0.0) + radius * (2.0 * u - 1.0) * sd;
+            }
+        }
+        start
+    }
 }
 
 /// The benchmark's protocol for each of `samplers` on `target` (memory M for
 /// HAMCMC): the pilot's ε₀ from `curvature`, the [`GRID`] trials, and the
-/// measured run from θ = 0, its errors against `reference`.
+/// measured run from `protocol.start`, its errors against `reference`.
 pub fn compare_samplers<const D: usize, const M: usize, P: MinibatchPotential<f64, D>>(
     target: &P,
     samplers: &[SamplerKind],
@@ -476,12 +526,7 @@ pub fn compare_samplers<const D: usize, const M: usize, P: MinibatchPotential<f6
 ) -> Vec<Curve> {
     let checkpoints = log_spaced(protocol.iterations, 10);
     let grid_checkpoints = [protocol.grid_iterations];
-    let mut start = [0.0; D];
-    if protocol.start_at_mode {
-        for (s, m) in start.iter_mut().zip(&curvature.mode) {
-            *s = *m;
-        }
-    }
+    let start = protocol.start.point::<D>(curvature);
     let mut curves = Vec::new();
     for (k, &kind) in samplers.iter().enumerate() {
         let label = if kind == SamplerKind::Hamcmc {

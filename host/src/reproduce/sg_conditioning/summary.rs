@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::{
     DIMENSION, GRID, HAMCMC_FULL_MEMORY, HAMCMC_MEMORY, LINEAR_BATCH, LOGISTIC_BATCH,
-    LOGISTIC_PRIOR_VARIANCE, LOGISTIC_SIGNAL_SD, PROPOSAL_DOF, Panel, sizes,
+    LOGISTIC_PRIOR_VARIANCE, LOGISTIC_SIGNAL_SD, PROPOSAL_DOF, Panel, START_RADIUS, sizes,
 };
 use crate::chart::{Chart, Scale, Series, SeriesStyle};
 use crate::reproduce::ReproduceOptions;
@@ -110,9 +110,9 @@ pub(super) fn markdown(panels: &[Panel], options: &ReproduceOptions) -> String {
          times each of 0.01, 0.03, …, 100 (9 tries of {} iterations, same seed); the try with the \
          smallest mean + covariance error wins. SGRLD uses G = diag(A), SGHMC friction √λ_max(A), \
          HAMCMC M = {HAMCMC_MEMORY} (the default, M − 1 = 4 pairs) and M = {HAMCMC_FULL_MEMORY} \
-         (M − 1 = D pairs), γ = 1/λ_max(A), constant step. **Runs**: from the mode the pilot \
-         found (as `qnmc run` starts them), {} \
-         iterations, fresh seed, one run each. Estimates at iteration t use the draws in (t/2, t]. \
+         (M − 1 = D pairs), γ = 1/λ_max(A), constant step. **Runs**: from the mode ± \
+         uniform(−{START_RADIUS}, {START_RADIUS}) Laplace marginal sds per coordinate (as `qnmc run` \
+         starts them; the same point for every sampler), {} iterations, fresh seed, one run each. Estimates at iteration t use the draws in (t/2, t]. \
          **Errors**, in posterior units (Σ = LLᵀ the reference covariance): mean error \
          ‖L⁻¹(θ̄ − μ)‖/√D, covariance error ‖L⁻¹ĈL⁻ᵀ − I‖_F/√D (0.1 = 10 % of a posterior sd).\n",
         s.grid_iterations, s.iterations
