@@ -452,14 +452,17 @@ struct Tally<T> {
 pub struct Nuts<T, const D: usize, K, const MAX_DEPTH: usize = 10> {
     settings: NutsSettings<T>,
     metric: K,
-    state: Sample<T, D>,
+    /// The chain's state and the candidate of the subtree being built:
+    /// `samples[current]` and the other one (a valid subtree's candidate is
+    /// taken by flipping `current`, not by copying).
+    samples: [Sample<T, D>; 2],
+    current: usize,
     backward: PhasePoint<T, D>,
     forward: PhasePoint<T, D>,
     /// p and v of the end a new subtree grows from (it grows in place).
     end_momentum: [T; D],
     end_velocity: [T; D],
     rho: [T; D],
-    candidate: Sample<T, D>,
     spans: [Span<T, D>; MAX_DEPTH],
     slot: [usize; MAX_DEPTH],
     normals: [T; D],
@@ -490,17 +493,28 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         Ok(Nuts {
             settings,
             metric,
-            state,
+            samples: [state, Sample::zero()],
+            current: 0,
             backward: PhasePoint::zero(),
             forward: PhasePoint::zero(),
             end_momentum: [T::ZERO; D],
             end_velocity: [T::ZERO; D],
             rho: [T::ZERO; D],
-            candidate: Sample::zero(),
             spans: core::array::from_fn(|_| Span::zero()),
             slot,
             normals: [T::ZERO; D],
         })
+    }
+
+    /// The chain's state.
+    #[inline]
+    fn state(&self) -> &Sample<T, D> {
+        &self.samples[self.current & 1]
+    }
+
+    #[inline]
+    fn state_mut(&mut self) -> &mut Sample<T, D> {
+        &mut self.samples[self.current & 1]
     }
 
     /// Sets a new step size (e.g. from adaptation); on error nothing changes.
@@ -534,17 +548,17 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
 
     /// The current state θ.
     pub fn position(&self) -> &[T; D] {
-        &self.state.position
+        &self.state().position
     }
 
     /// U at the current state.
     pub fn potential(&self) -> T {
-        self.state.potential
+        self.state().potential
     }
 
     /// ∇U at the current state.
     pub fn gradient(&self) -> &[T; D] {
-        &self.state.gradient
+        &self.state().gradient
     }
 
     /// Moves the chain to `position` (e.g. a warm-up's starting point); on a
@@ -563,9 +577,10 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         if !potential.is_finite() || !crate::linalg::all_finite(&gradient) {
             return Err(Error::NonFiniteInitialState);
         }
-        self.state.position = *position;
-        self.state.gradient = gradient;
-        self.state.potential = potential;
+        let state = self.state_mut();
+        state.position = *position;
+        state.gradient = gradient;
+        state.potential = potential;
         Ok(())
     }
 
@@ -588,9 +603,10 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             fill_standard_normal(rng, &mut self.normals);
             // `forward` is free between draws: step() starts it afresh.
             let point = &mut self.forward;
-            point.position = self.state.position;
-            point.gradient = self.state.gradient;
-            point.potential = self.state.potential;
+            let state = &self.samples[self.current & 1];
+            point.position = state.position;
+            point.gradient = state.gradient;
+            point.potential = state.potential;
             self.metric
                 .momentum_from_normals(&self.normals, &mut point.momentum);
             self.metric.velocity(&point.momentum, &mut point.velocity);
@@ -637,9 +653,10 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         fill_standard_normal(rng, &mut self.normals);
         {
             let start = &mut self.backward;
-            start.position = self.state.position;
-            start.gradient = self.state.gradient;
-            start.potential = self.state.potential;
+            let state = &self.samples[self.current & 1];
+            start.position = state.position;
+            start.gradient = state.gradient;
+            start.potential = state.potential;
             self.metric
                 .momentum_from_normals(&self.normals, &mut start.momentum);
             self.metric.velocity(&start.momentum, &mut start.velocity);
@@ -649,7 +666,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
                 start.potential + self.metric.kinetic_energy(&start.momentum, &start.velocity);
         }
         let h0 = self.backward.energy;
-        self.state.energy = h0;
+        self.state_mut().energy = h0;
         self.forward.clone_from(&self.backward);
         self.rho = self.backward.momentum;
 
@@ -704,7 +721,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             depth += 1;
             let u = T::uniform_open_closed(rng);
             if u <= (log_weight_subtree - log_weight).exp() {
-                core::mem::swap(&mut self.state, &mut self.candidate);
+                self.current ^= 1;
                 stats.moved = true;
             }
             log_weight = log_sum_exp(log_weight, log_weight_subtree);
@@ -752,15 +769,15 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             stats.acceptance_statistic = tally.acceptance_sum / n;
             stats.symmetric_acceptance_statistic = tally.symmetric_acceptance_sum / n;
         }
-        stats.energy = self.state.energy;
-        stats.energy_error = self.state.energy - h0;
+        stats.energy = self.state().energy;
+        stats.energy_error = self.state().energy - h0;
         stats.reached_max_depth = depth == max_depth && !turned && !tally.divergent;
         stats
     }
 
     /// Builds a subtree of 2^depth leaves from the end `self.forward` (or
     /// `self.backward`), advancing it in place with signed step `h`; its
-    /// candidate goes to `self.candidate`, its span to
+    /// candidate goes to the sample that is not the state, its span to
     /// `self.spans[self.slot[depth]]`.
     #[allow(clippy::too_many_arguments)]
     fn build_subtree<P: Potential<T, D>, R: Rng + ?Sized>(
@@ -778,11 +795,13 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             metric,
             forward: forward_end,
             backward: backward_end,
-            candidate,
+            samples,
+            current,
             spans,
             slot,
             ..
         } = self;
+        let candidate = &mut samples[(*current ^ 1) & 1];
         let point = if forward { forward_end } else { backward_end };
         let leaves = 1usize << depth;
         let threshold = settings.max_energy_error;
