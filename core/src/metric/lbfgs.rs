@@ -7,7 +7,10 @@ use super::Metric;
 use crate::Real;
 use crate::error::{Error, require_non_negative};
 use crate::lbfgs::LbfgsMemory;
-use crate::linalg::{axpy, dot_wide};
+use crate::linalg::{axpy, axpy_many, dot_wide, dot_wide_many};
+
+/// Directions per pass of [`LbfgsMetric`]'s O(rD) operations.
+const GROUP: usize = 4;
 
 /// Most Jacobi sweeps (each sweep rotates every off-diagonal pair once).
 const MAX_JACOBI_SWEEPS: usize = 50;
@@ -549,17 +552,37 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
             None => *out = *input,
         }
         let directions = self.directions.as_flattened();
+        let rank = self.rank.min(directions.len());
+        let (directions, coefficients) =
+            (&directions[..rank], &coefficients.as_flattened()[..rank]);
         let mut c = [[T::ZERO; M]; 2];
-        let c = c.as_flattened_mut();
-        for ((ck, u), a) in c
-            .iter_mut()
-            .zip(directions)
-            .zip(coefficients.as_flattened())
-            .take(self.rank)
-        {
-            *ck = *a * dot_wide(u, out);
+        let c = &mut c.as_flattened_mut()[..rank];
+        // ck = ak (uk · x), four directions per pass over x (the same bits as
+        // one dot_wide each: the r sums are independent), then
+        // x += Σk ck uk, four directions per pass, each xi gaining its terms
+        // in order k (the same bits as r axpys in order).
+        let mut groups = directions.chunks_exact(GROUP);
+        let mut c_groups = c.chunks_exact_mut(GROUP);
+        for (u, ck) in (&mut groups).zip(&mut c_groups) {
+            let d = dot_wide_many([&u[0], &u[1], &u[2], &u[3]], out);
+            ck.copy_from_slice(&d);
         }
-        for (ck, u) in c.iter().zip(directions).take(self.rank) {
+        for (u, ck) in groups.remainder().iter().zip(c_groups.into_remainder()) {
+            *ck = dot_wide(u, out);
+        }
+        for (ck, a) in c.iter_mut().zip(coefficients) {
+            *ck = *a * *ck;
+        }
+        let mut groups = directions.chunks_exact(GROUP);
+        let mut c_groups = c.chunks_exact(GROUP);
+        for (u, ck) in (&mut groups).zip(&mut c_groups) {
+            axpy_many(
+                [ck[0], ck[1], ck[2], ck[3]],
+                [&u[0], &u[1], &u[2], &u[3]],
+                out,
+            );
+        }
+        for (u, ck) in groups.remainder().iter().zip(c_groups.remainder()) {
             axpy(*ck, u, out);
         }
         if let Some(w) = post {

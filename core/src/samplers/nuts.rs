@@ -7,7 +7,8 @@
 //!
 //! The tree is built iteratively, leaf by leaf, without recursion: the U-turn
 //! checks merge completed subtrees like a binary counter, so the storage is
-//! `MAX_DEPTH` spans of five vectors plus three phase points, O(MAX_DEPTH·D),
+//! `MAX_DEPTH` spans of five vectors plus two phase points (the ends, each
+//! advanced in place by the subtrees that extend it), O(MAX_DEPTH·D),
 //! all inside the struct. The exact transition, including the order of the
 //! random draws, is written down in `docs/NUTS.md`; an independent dense
 //! implementation in `tests/` reproduces the chain from it.
@@ -45,6 +46,7 @@ use rand_core::Rng;
 
 use crate::Real;
 use crate::error::{Error, require_positive};
+#[cfg(doc)]
 use crate::linalg::dot_wide;
 use crate::metric::Metric;
 use crate::random::fill_standard_normal;
@@ -182,11 +184,21 @@ impl<T: Real, const D: usize> PhasePoint<T, D> {
         // stays finite (one multiply-add per coordinate, no branch; four
         // lanes so the sum is not one long dependency chain).
         let mut drift = [T::ZERO; 4];
-        for i in 0..D {
+        let mut update = |i: usize, lane: usize| {
             self.momentum[i] -= half * self.gradient[i];
             self.velocity[i] -= half * self.gradient_velocity[i];
             self.position[i] += h * self.velocity[i];
-            drift[i % 4] += self.position[i] * T::ZERO;
+            drift[lane] += self.position[i] * T::ZERO;
+        };
+        // Blocks of four with a fixed lane each (a lane computed as i % 4
+        // kept the loop scalar, its sums in memory).
+        for q in 0..D / 4 {
+            for lane in 0..4 {
+                update(4 * q + lane, lane);
+            }
+        }
+        for i in D / 4 * 4..D {
+            update(i, i % 4);
         }
         if (drift[0] + drift[1]) + (drift[2] + drift[3]) != T::ZERO {
             self.energy = T::INFINITY;
@@ -273,14 +285,12 @@ impl<T: Real, const D: usize> Span<T, D> {
     }
 }
 
-/// crit(a, b, ρ) = a·ρ > 0 and b·ρ > 0: the trajectory has not turned back.
-#[inline]
-fn no_u_turn<T: Real, const D: usize>(a: &[T; D], b: &[T; D], rho: &[T; D]) -> bool {
-    dot_wide(a, rho) > T::ZERO && dot_wide(b, rho) > T::ZERO
-}
-
 /// The three checks of docs/NUTS.md on trees A then B (trajectory or build
-/// order), given by their ρ and their end momenta/velocities.
+/// order), given by their ρ and their end momenta/velocities:
+/// crit(a, b, ρ) = a·ρ > 0 and b·ρ > 0 (the trajectory has not turned back)
+/// for (v_begin_a, v_end_b, ρ_a + ρ_b), (v_begin_a, v_begin_b, ρ_a + p_begin_b)
+/// and (v_end_a, v_end_b, p_end_a + ρ_b). The six dot products are those of
+/// [`dot_wide`], computed in one pass.
 #[inline]
 #[allow(clippy::too_many_arguments)]
 fn merge_is_valid<T: Real, const D: usize>(
@@ -293,23 +303,97 @@ fn merge_is_valid<T: Real, const D: usize>(
     v_begin_b: &[T; D],
     v_end_b: &[T; D],
 ) -> bool {
-    let mut sum = [T::ZERO; D];
-    for i in 0..D {
-        sum[i] = rho_a[i] + rho_b[i];
+    merge_lanes(
+        rho_a, p_end_a, v_begin_a, v_end_a, rho_b, p_begin_b, v_begin_b, v_end_b,
+    )
+    .iter()
+    .all(|l| (l[0] + l[1]) + (l[2] + l[3]) > T::ZERO)
+}
+
+/// The four [`dot_wide`] lanes of the six dot products of
+/// [`merge_is_valid`], in the order v_begin_a·s₁, v_end_b·s₁,
+/// v_begin_a·s₂, v_begin_b·s₂, v_end_a·s₃, v_end_b·s₃ with s₁ = ρ_a + ρ_b,
+/// s₂ = ρ_a + p_begin_b, s₃ = p_end_a + ρ_b. One pass instead of six
+/// dependent chains; not inlined so that the lanes stay packed as loaded
+/// (see `linalg::dot_wide_lanes`).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn merge_lanes<T: Real, const D: usize>(
+    rho_a: &[T; D],
+    p_end_a: &[T; D],
+    v_begin_a: &[T; D],
+    v_end_a: &[T; D],
+    rho_b: &[T; D],
+    p_begin_b: &[T; D],
+    v_begin_b: &[T; D],
+    v_end_b: &[T; D],
+) -> [[T; 4]; 6] {
+    let mut acc = [[T::ZERO; 4]; 6];
+    let mut add = |i: usize, l: usize| {
+        let s1 = rho_a[i] + rho_b[i];
+        let s2 = rho_a[i] + p_begin_b[i];
+        let s3 = p_end_a[i] + rho_b[i];
+        acc[0][l] += v_begin_a[i] * s1;
+        acc[1][l] += v_end_b[i] * s1;
+        acc[2][l] += v_begin_a[i] * s2;
+        acc[3][l] += v_begin_b[i] * s2;
+        acc[4][l] += v_end_a[i] * s3;
+        acc[5][l] += v_end_b[i] * s3;
+    };
+    // Blocks of four (entry 4q + l to lane l), then the tail, as dot_wide.
+    for q in 0..D / 4 {
+        for l in 0..4 {
+            add(4 * q + l, l);
+        }
     }
-    if !no_u_turn(v_begin_a, v_end_b, &sum) {
-        return false;
+    for i in D / 4 * 4..D {
+        add(i, i % 4);
     }
-    for i in 0..D {
-        sum[i] = rho_a[i] + p_begin_b[i];
+    acc
+}
+
+/// The merge of two single leaves, the earlier (p₀, v₀) and the later
+/// (p₁, v₁): then ρ_a = p_end_a = p₀, ρ_b = p_begin_b = p₁ and both velocities
+/// of each tree coincide, so the three checks of [`merge_is_valid`] are one,
+/// crit(v₀, v₁, p₀ + p₁). Writes ρ = p₀ + p₁ of the merged tree to `rho`.
+#[inline]
+fn leaf_pair_is_valid<T: Real, const D: usize>(
+    p0: &[T; D],
+    v0: &[T; D],
+    p1: &[T; D],
+    v1: &[T; D],
+    rho: &mut [T; D],
+) -> bool {
+    leaf_pair_lanes(p0, v0, p1, v1, rho)
+        .iter()
+        .all(|l| (l[0] + l[1]) + (l[2] + l[3]) > T::ZERO)
+}
+
+/// The [`dot_wide`] lanes of v₀·ρ and v₁·ρ, ρ = p₀ + p₁ (stored), in one pass.
+#[inline(never)]
+fn leaf_pair_lanes<T: Real, const D: usize>(
+    p0: &[T; D],
+    v0: &[T; D],
+    p1: &[T; D],
+    v1: &[T; D],
+    rho: &mut [T; D],
+) -> [[T; 4]; 2] {
+    let mut acc = [[T::ZERO; 4]; 2];
+    let mut add = |i: usize, l: usize| {
+        let s = p0[i] + p1[i];
+        rho[i] = s;
+        acc[0][l] += v0[i] * s;
+        acc[1][l] += v1[i] * s;
+    };
+    for q in 0..D / 4 {
+        for l in 0..4 {
+            add(4 * q + l, l);
+        }
     }
-    if !no_u_turn(v_begin_a, v_begin_b, &sum) {
-        return false;
+    for i in D / 4 * 4..D {
+        add(i, i % 4);
     }
-    for i in 0..D {
-        sum[i] = p_end_a[i] + rho_b[i];
-    }
-    no_u_turn(v_end_a, v_end_b, &sum)
+    acc
 }
 
 fn merge_spans_valid<T: Real, const D: usize>(a: &Span<T, D>, b: &Span<T, D>) -> bool {
@@ -378,12 +462,17 @@ struct Tally<T> {
 pub struct Nuts<T, const D: usize, K, const MAX_DEPTH: usize = 10> {
     settings: NutsSettings<T>,
     metric: K,
-    state: Sample<T, D>,
+    /// The chain's state and the candidate of the subtree being built:
+    /// `samples[current]` and the other one (a valid subtree's candidate is
+    /// taken by flipping `current`, not by copying).
+    samples: [Sample<T, D>; 2],
+    current: usize,
     backward: PhasePoint<T, D>,
     forward: PhasePoint<T, D>,
-    work: PhasePoint<T, D>,
+    /// p and v of the end a new subtree grows from (it grows in place).
+    end_momentum: [T; D],
+    end_velocity: [T; D],
     rho: [T; D],
-    candidate: Sample<T, D>,
     spans: [Span<T, D>; MAX_DEPTH],
     slot: [usize; MAX_DEPTH],
     normals: [T; D],
@@ -414,16 +503,28 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         Ok(Nuts {
             settings,
             metric,
-            state,
+            samples: [state, Sample::zero()],
+            current: 0,
             backward: PhasePoint::zero(),
             forward: PhasePoint::zero(),
-            work: PhasePoint::zero(),
+            end_momentum: [T::ZERO; D],
+            end_velocity: [T::ZERO; D],
             rho: [T::ZERO; D],
-            candidate: Sample::zero(),
             spans: core::array::from_fn(|_| Span::zero()),
             slot,
             normals: [T::ZERO; D],
         })
+    }
+
+    /// The chain's state.
+    #[inline]
+    fn state(&self) -> &Sample<T, D> {
+        &self.samples[self.current & 1]
+    }
+
+    #[inline]
+    fn state_mut(&mut self) -> &mut Sample<T, D> {
+        &mut self.samples[self.current & 1]
     }
 
     /// Sets a new step size (e.g. from adaptation); on error nothing changes.
@@ -457,17 +558,17 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
 
     /// The current state θ.
     pub fn position(&self) -> &[T; D] {
-        &self.state.position
+        &self.state().position
     }
 
     /// U at the current state.
     pub fn potential(&self) -> T {
-        self.state.potential
+        self.state().potential
     }
 
     /// ∇U at the current state.
     pub fn gradient(&self) -> &[T; D] {
-        &self.state.gradient
+        &self.state().gradient
     }
 
     /// Moves the chain to `position` (e.g. a warm-up's starting point); on a
@@ -486,9 +587,10 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         if !potential.is_finite() || !crate::linalg::all_finite(&gradient) {
             return Err(Error::NonFiniteInitialState);
         }
-        self.state.position = *position;
-        self.state.gradient = gradient;
-        self.state.potential = potential;
+        let state = self.state_mut();
+        state.position = *position;
+        state.gradient = gradient;
+        state.potential = potential;
         Ok(())
     }
 
@@ -509,10 +611,12 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         let mut direction = 0i8;
         for _ in 0..50 {
             fill_standard_normal(rng, &mut self.normals);
-            let point = &mut self.work;
-            point.position = self.state.position;
-            point.gradient = self.state.gradient;
-            point.potential = self.state.potential;
+            // `forward` is free between draws: step() starts it afresh.
+            let point = &mut self.forward;
+            let state = &self.samples[self.current & 1];
+            point.position = state.position;
+            point.gradient = state.gradient;
+            point.potential = state.potential;
             self.metric
                 .momentum_from_normals(&self.normals, &mut point.momentum);
             self.metric.velocity(&point.momentum, &mut point.velocity);
@@ -559,9 +663,10 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         fill_standard_normal(rng, &mut self.normals);
         {
             let start = &mut self.backward;
-            start.position = self.state.position;
-            start.gradient = self.state.gradient;
-            start.potential = self.state.potential;
+            let state = &self.samples[self.current & 1];
+            start.position = state.position;
+            start.gradient = state.gradient;
+            start.potential = state.potential;
             self.metric
                 .momentum_from_normals(&self.normals, &mut start.momentum);
             self.metric.velocity(&start.momentum, &mut start.velocity);
@@ -571,7 +676,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
                 start.potential + self.metric.kinetic_energy(&start.momentum, &start.velocity);
         }
         let h0 = self.backward.energy;
-        self.state.energy = h0;
+        self.state_mut().energy = h0;
         self.forward.clone_from(&self.backward);
         self.rho = self.backward.momentum;
 
@@ -608,19 +713,25 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         while depth < max_depth {
             let forward = T::uniform_open_closed(rng) > T::HALF;
             let h = if forward { eps } else { -eps };
-            self.work.clone_from(if forward {
-                &self.forward
-            } else {
-                &self.backward
-            });
-            let outcome = self.build_subtree(depth, h, h0, target, rng, &mut tally);
+            // The subtree grows from the end it extends, in place; the check of
+            // the whole trajectory below needs that end's p and v as they were.
+            {
+                let end = if forward {
+                    &self.forward
+                } else {
+                    &self.backward
+                };
+                self.end_momentum = end.momentum;
+                self.end_velocity = end.velocity;
+            }
+            let outcome = self.build_subtree(depth, forward, h, h0, target, rng, &mut tally);
             let Subtree::Valid(log_weight_subtree) = outcome else {
                 break;
             };
             depth += 1;
             let u = T::uniform_open_closed(rng);
             if u <= (log_weight_subtree - log_weight).exp() {
-                core::mem::swap(&mut self.state, &mut self.candidate);
+                self.current ^= 1;
                 stats.moved = true;
             }
             log_weight = log_sum_exp(log_weight, log_weight_subtree);
@@ -628,39 +739,30 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             // Join in trajectory order and check the whole trajectory.
             let span = &self.spans[self.slot[depth - 1]];
             let valid = if forward {
-                let a = &self.backward;
-                let old_end = &self.forward;
                 merge_is_valid(
                     &self.rho,
-                    &old_end.momentum,
-                    &a.velocity,
-                    &old_end.velocity,
+                    &self.end_momentum,
+                    &self.backward.velocity,
+                    &self.end_velocity,
                     &span.rho,
                     &span.momentum_begin,
                     &span.velocity_begin,
                     &span.velocity_end,
                 )
             } else {
-                let old_begin = &self.backward;
-                let b_end = &self.forward;
                 merge_is_valid(
                     &span.rho,
                     &span.momentum_begin,
                     &span.velocity_end,
                     &span.velocity_begin,
                     &self.rho,
-                    &old_begin.momentum,
-                    &old_begin.velocity,
-                    &b_end.velocity,
+                    &self.end_momentum,
+                    &self.end_velocity,
+                    &self.forward.velocity,
                 )
             };
             for i in 0..D {
                 self.rho[i] += span.rho[i];
-            }
-            if forward {
-                core::mem::swap(&mut self.forward, &mut self.work);
-            } else {
-                core::mem::swap(&mut self.backward, &mut self.work);
             }
             if !valid {
                 turned = true;
@@ -677,34 +779,50 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             stats.acceptance_statistic = tally.acceptance_sum / n;
             stats.symmetric_acceptance_statistic = tally.symmetric_acceptance_sum / n;
         }
-        stats.energy = self.state.energy;
-        stats.energy_error = self.state.energy - h0;
+        stats.energy = self.state().energy;
+        stats.energy_error = self.state().energy - h0;
         stats.reached_max_depth = depth == max_depth && !turned && !tally.divergent;
         stats
     }
 
-    /// Builds a subtree of 2^depth leaves from `self.work` with signed step
-    /// `h`; its candidate goes to `self.candidate`, its span to
+    /// Builds a subtree of 2^depth leaves from the end `self.forward` (or
+    /// `self.backward`), advancing it in place with signed step `h`; its
+    /// candidate goes to the sample that is not the state, its span to
     /// `self.spans[self.slot[depth]]`.
+    #[allow(clippy::too_many_arguments)]
     fn build_subtree<P: Potential<T, D>, R: Rng + ?Sized>(
         &mut self,
         depth: usize,
+        forward: bool,
         h: T,
         h0: T,
         target: &P,
         rng: &mut R,
         tally: &mut Tally<T>,
     ) -> Subtree<T> {
+        let Nuts {
+            settings,
+            metric,
+            forward: forward_end,
+            backward: backward_end,
+            samples,
+            current,
+            spans,
+            slot,
+            ..
+        } = self;
+        let candidate = &mut samples[(*current ^ 1) & 1];
+        let point = if forward { forward_end } else { backward_end };
         let leaves = 1usize << depth;
-        let threshold = self.settings.max_energy_error;
+        let threshold = settings.max_energy_error;
         let mut log_weight = T::ZERO;
         for n in 0..leaves {
-            let finite_position = self.work.leapfrog(h, &self.metric, target);
+            let finite_position = point.leapfrog(h, metric, target);
             tally.leapfrog_steps += 1;
             if finite_position {
                 tally.gradient_evaluations += 1;
             }
-            let energy_error = self.work.energy - h0;
+            let energy_error = point.energy - h0;
             if !(energy_error.is_finite() && energy_error <= threshold) {
                 if energy_error.is_finite() {
                     tally.acceptance_sum += (-energy_error).exp();
@@ -727,58 +845,56 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             };
             let u = T::uniform_open_closed(rng);
             if u <= (-energy_error - log_weight).exp() {
-                self.candidate.take(&self.work);
+                candidate.take(point);
             }
 
             // Merge completed trees like a binary counter (docs/NUTS.md 2.3).
             // The slot at index `depth` holds the tree being merged upwards. An
-            // odd leaf merges at once with the even leaf before it, straight
-            // from the working point (no copy into a span).
+            // even leaf keeps only its p and v (the begin of a pair); the odd
+            // leaf after it merges with it at once, straight from the moving
+            // point, and completes the pair's span.
             let mut level = 0;
-            if n & 1 == 1 {
-                let left = self.slot[0];
-                let Some(left_span) = self.spans.get_mut(left) else {
+            if depth == 0 {
+                if let Some(span) = spans.get_mut(slot[0]) {
+                    span.set_leaf(point);
+                }
+            } else if n & 1 == 0 {
+                if let Some(span) = spans.get_mut(slot[depth]) {
+                    span.momentum_begin = point.momentum;
+                    span.velocity_begin = point.velocity;
+                }
+            } else {
+                let Some(pair) = spans.get_mut(slot[0]) else {
                     return Subtree::Invalid;
                 };
-                let leaf = &self.work;
-                if !merge_is_valid(
-                    &left_span.rho,
-                    &left_span.momentum_end,
-                    &left_span.velocity_begin,
-                    &left_span.velocity_end,
-                    &leaf.momentum,
-                    &leaf.momentum,
-                    &leaf.velocity,
-                    &leaf.velocity,
+                if !leaf_pair_is_valid(
+                    &pair.momentum_begin,
+                    &pair.velocity_begin,
+                    &point.momentum,
+                    &point.velocity,
+                    &mut pair.rho,
                 ) {
                     return Subtree::Invalid;
                 }
-                for i in 0..D {
-                    left_span.rho[i] += leaf.momentum[i];
-                }
-                left_span.momentum_end = leaf.momentum;
-                left_span.velocity_end = leaf.velocity;
-                self.slot.swap(0, depth);
+                pair.momentum_end = point.momentum;
+                pair.velocity_end = point.velocity;
+                slot.swap(0, depth);
                 level = 1;
-            } else if let Some(span) = self.spans.get_mut(self.slot[depth]) {
-                span.set_leaf(&self.work);
             }
             while (n >> level) & 1 == 1 {
-                let left = self.slot[level];
-                let Some((left_span, right_span)) =
-                    two_mut(&mut self.spans, left, self.slot[depth])
-                else {
+                let left = slot[level];
+                let Some((left_span, right_span)) = two_mut(spans, left, slot[depth]) else {
                     return Subtree::Invalid;
                 };
                 if !merge_spans_valid(left_span, right_span) {
                     return Subtree::Invalid;
                 }
                 left_span.absorb(right_span);
-                self.slot.swap(level, depth);
+                slot.swap(level, depth);
                 level += 1;
             }
             if n + 1 < leaves {
-                self.slot.swap(level, depth);
+                slot.swap(level, depth);
             }
         }
         Subtree::Valid(log_weight)
