@@ -18,9 +18,9 @@ pub(super) fn chart(panel: &Panel, covariance: bool, by_time: bool) -> Chart {
     let what = if covariance { "cov" } else { "mean" };
     let axis = if by_time { "time" } else { "iterations" };
     let y_label = if covariance {
-        "covariance error ‖L⁻¹ĈL⁻ᵀ − I‖_F/√D"
+        "covariance error (whitened, Frobenius / √D)"
     } else {
-        "mean error ‖L⁻¹(θ̄ − μ)‖/√D"
+        "mean error (posterior sds, RMS)"
     };
     Chart {
         file_stem: format!(
