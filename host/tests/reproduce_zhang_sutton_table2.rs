@@ -98,7 +98,8 @@ fn unknown_reproduction_is_none_and_every_name_runs_or_says_not_built() {
         assert_eq!(rep.name, name);
         assert!(!rep.markdown.is_empty());
     }
-    assert_eq!(reproduce::NAMES.len(), 5);
+    assert_eq!(reproduce::NAMES.len(), 6);
+    assert!(reproduce::NAMES.contains(&"sg-conditioning"));
 }
 
 /// The full run; prints the report (used to measure the numbers quoted in

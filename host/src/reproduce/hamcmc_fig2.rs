@@ -534,22 +534,7 @@ fn equal_effort_markdown(rerun: &[EqualEffortPanel]) -> String {
     md.push_str("\nLowest final error (one run each):");
     for p in rerun {
         for covariance in [false, true] {
-            let best = p
-                .curves
-                .iter()
-                .filter_map(|c| {
-                    c.last().map(|q| {
-                        let e = if covariance {
-                            q.covariance_error
-                        } else {
-                            q.mean_error
-                        };
-                        (e, c.label.as_str())
-                    })
-                })
-                .filter(|(e, _)| e.is_finite())
-                .min_by(|a, b| a.0.total_cmp(&b.0));
-            if let Some((e, label)) = best {
+            if let Some((e, label)) = sg_conditioning::lowest_final_error(&p.curves, covariance) {
                 let what = if covariance { "covariance" } else { "mean" };
                 let _ = write!(md, " D = {}, {what}: {label} ({});", p.dimension, number(e));
             }

@@ -191,6 +191,17 @@ pub struct Point {
     pub covariance_error: f64,
 }
 
+impl Point {
+    /// The covariance error if `covariance`, else the mean error.
+    pub fn error(&self, covariance: bool) -> f64 {
+        if covariance {
+            self.covariance_error
+        } else {
+            self.mean_error
+        }
+    }
+}
+
 /// One sampler's run on one panel.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Curve {
@@ -227,15 +238,18 @@ impl Curve {
     /// The first estimate whose error (`covariance` or mean) is at most
     /// `target`.
     pub fn first_reaching(&self, target: f64, covariance: bool) -> Option<&Point> {
-        self.points.iter().find(|p| {
-            let e = if covariance {
-                p.covariance_error
-            } else {
-                p.mean_error
-            };
-            e <= target
-        })
+        self.points.iter().find(|p| p.error(covariance) <= target)
     }
+}
+
+/// The curve of `curves` with the lowest final error (`covariance` or mean):
+/// that error and the curve's label; `None` when no curve has a finite one.
+pub fn lowest_final_error(curves: &[Curve], covariance: bool) -> Option<(f64, &str)> {
+    curves
+        .iter()
+        .filter_map(|c| c.last().map(|q| (q.error(covariance), c.label.as_str())))
+        .filter(|(e, _)| e.is_finite())
+        .min_by(|a, b| a.0.total_cmp(&b.0))
 }
 
 /// One model at one condition number.
@@ -269,12 +283,7 @@ impl Panel {
     pub fn time_ratio_to_sgld(&self, label: &str, covariance: bool) -> Option<f64> {
         let sgld = self.curve(SamplerKind::Sgld)?;
         let hamcmc = self.curves.iter().find(|c| c.label == label)?;
-        let last = sgld.last()?;
-        let target = if covariance {
-            last.covariance_error
-        } else {
-            last.mean_error
-        };
+        let target = sgld.last()?.error(covariance);
         hamcmc
             .first_reaching(target, covariance)
             .map(|p| p.seconds / sgld.seconds())

@@ -4,7 +4,8 @@ use std::fmt::Write as _;
 
 use super::{
     DIMENSION, GRID, HAMCMC_FULL_MEMORY, HAMCMC_MEMORY, LINEAR_BATCH, LOGISTIC_BATCH,
-    LOGISTIC_PRIOR_VARIANCE, LOGISTIC_SIGNAL_SD, PROPOSAL_DOF, Panel, START_RADIUS, sizes,
+    LOGISTIC_PRIOR_VARIANCE, LOGISTIC_SIGNAL_SD, PROPOSAL_DOF, Panel, START_RADIUS,
+    lowest_final_error, sizes,
 };
 use crate::chart::{Chart, Scale, Series, SeriesStyle};
 use crate::reproduce::ReproduceOptions;
@@ -60,12 +61,7 @@ pub(super) fn chart(panel: &Panel, covariance: bool, by_time: bool) -> Chart {
                         } else {
                             p.iteration as f64
                         };
-                        let y = if covariance {
-                            p.covariance_error
-                        } else {
-                            p.mean_error
-                        };
-                        (x, y)
+                        (x, p.error(covariance))
                     })
                     .filter(|(_, y)| y.is_finite() && *y > 0.0)
                     .collect(),
@@ -168,20 +164,7 @@ pub(super) fn markdown(panels: &[Panel], options: &ReproduceOptions) -> String {
     );
     for p in panels.iter().filter(|p| !p.curves.is_empty()) {
         let best = |covariance: bool| {
-            p.curves
-                .iter()
-                .filter_map(|c| {
-                    c.last().map(|q| {
-                        let e = if covariance {
-                            q.covariance_error
-                        } else {
-                            q.mean_error
-                        };
-                        (e, c.label.as_str())
-                    })
-                })
-                .filter(|(e, _)| e.is_finite())
-                .min_by(|a, b| a.0.total_cmp(&b.0))
+            lowest_final_error(&p.curves, covariance)
                 .map_or("—".to_string(), |(e, n)| format!("{n} {}", number(e)))
         };
         let _ = writeln!(
