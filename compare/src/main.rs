@@ -188,14 +188,8 @@ fn build(name: &str, shared: Option<&Path>) -> Result<Option<Box<dyn Model>>, St
     }
     let args = TargetArgs {
         target: name.to_string(),
-        dimension: None,
-        data: None,
-        label_column: None,
-        no_standardize: false,
-        no_intercept: false,
-        prior_variance: None,
-        covariance: None,
         shared_data: shared.map(Path::to_path_buf),
+        ..TargetArgs::default()
     };
     build_target(&args)
         .map(Some)

@@ -79,6 +79,20 @@ pub trait MetricEstimator<T: Real, const D: usize> {
         None
     }
 
+    /// Just before [`end_window`](Self::end_window): optionally spend a few
+    /// gradient evaluations of `target` around the chain's state (`position`,
+    /// `gradient`) to measure the curvature along directions the window's
+    /// draws point to; returns the evaluations spent (default: none).
+    fn probe<P: Potential<T, D>>(
+        &mut self,
+        _target: &P,
+        _position: &[T; D],
+        _gradient: &[T; D],
+        _metric: &Self::Metric,
+    ) -> u32 {
+        0
+    }
+
     /// A draw of a slow window (position and gradient of the chain's state).
     fn observe(&mut self, position: &[T; D], gradient: &[T; D], metric: &Self::Metric);
 

@@ -32,9 +32,11 @@
 //!
 //! Adaptation is not exact: the warm-up draws must be discarded.
 
+mod covariance_product;
 mod lbfgs_estimator;
 mod metric_estimators;
 mod nuts_warmup;
+mod scale_shrinkage;
 mod schedule;
 mod welford;
 

@@ -243,6 +243,11 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
                 .observe(&position, &gradient, self.nuts.metric());
         }
         if slow && self.schedule.is_window_end(draw) {
+            let (position, gradient) = (*self.nuts.position(), *self.nuts.gradient());
+            let probes = self
+                .estimator
+                .probe(target, &position, &gradient, self.nuts.metric());
+            self.warmup_gradient_evaluations += probes as u64;
             let change = self.estimator.end_window(self.nuts.metric_mut());
             match change {
                 Ok(_) => self.metric_updates += 1,

@@ -640,6 +640,22 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
         }
     }
 
+    /// `out[i]` ← √(Hᵢᵢ / (H⁻¹)ᵢᵢ), the diagonal scale a draws-and-gradients
+    /// estimate √(Var θᵢ / Var ∂ᵢU) would find for a Gaussian with covariance
+    /// H (bᵢ itself when H is diagonal). O(rD).
+    pub fn geometric_diagonal(&self, out: &mut [T; D]) {
+        let mu = self.eigenvalues.as_flattened();
+        for i in 0..D {
+            let (mut h, mut inv) = (T::ONE, T::ONE);
+            for k in 0..self.rank {
+                let u = self.directions.as_flattened()[k][i];
+                h += (mu[k] - T::ONE) * u * u;
+                inv += (T::ONE / mu[k] - T::ONE) * u * u;
+            }
+            out[i] = self.base[i] * (h / inv).sqrt();
+        }
+    }
+
     /// The diagonal base b of H⁰ = diag(b).
     #[inline]
     pub fn base(&self) -> &[T; D] {
@@ -911,6 +927,26 @@ mod tests {
         check_against_dense::<f32, 1>(2e-5);
         check_against_dense::<f32, 2>(2e-5);
         check_against_dense::<f32, 4>(2e-5);
+    }
+
+    /// √(Hᵢᵢ / (H⁻¹)ᵢᵢ) from the eigen-form against the dense H and its
+    /// inverse (materialised column by column), and bᵢ itself with no pairs.
+    #[test]
+    fn geometric_diagonal_matches_the_dense_matrices() {
+        let mem = memory::<f64, 3, 4>(&PAIRS3);
+        let metric = LbfgsMetric::new(&BASE3, &mem, 0.0).unwrap();
+        let h = materialise::<f64, 3>(|p, o| metric.velocity(p, o));
+        let inv = materialise::<f64, 3>(|p, o| metric.apply_hessian(p, o));
+        let mut got = [0.0; 3];
+        metric.geometric_diagonal(&mut got);
+        for i in 0..3 {
+            let want = (h[i][i] / inv[i][i]).sqrt();
+            assert!((got[i] - want).abs() <= 1e-13 * want, "{got:?} vs {want}");
+        }
+        let empty = memory::<f64, 3, 4>(&[]);
+        let diagonal = LbfgsMetric::new(&BASE3, &empty, 0.0).unwrap();
+        diagonal.geometric_diagonal(&mut got);
+        assert_eq!(got, BASE3);
     }
 
     #[test]

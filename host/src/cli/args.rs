@@ -203,8 +203,9 @@ pub struct SamplerArgs {
     pub init_radius: f64,
 }
 
-/// Target choice and its options.
-#[derive(Debug, Clone, Args)]
+/// Target choice and its options (`Default`: every option unset, for
+/// programs that build targets without the CLI, such as `compare/`).
+#[derive(Debug, Clone, Default, Args)]
 pub struct TargetArgs {
     /// Target (see `qnmc list`).
     #[arg(long)]

@@ -147,7 +147,9 @@ pub(crate) fn run_memory_chain<const D: usize, const M: usize>(
                 .map_err(sampler_error(job.kind))?
                 .with_max_pairs(s.memory_for(job.kind));
             let metric = LbfgsMetric::<f64, D, M>::identity();
-            go!(job, x, adaptive_nuts(job, &x, metric, estimator))
+            // The estimator starts the chain at the mode (L-BFGS).
+            let schedule = WarmupSchedule::after_optimization;
+            go!(job, x, adaptive_nuts(job, &x, metric, estimator, schedule))
         }
         other => Err(RunError::Settings(format!(
             "internal: {other} has no L-BFGS memory"
@@ -248,7 +250,13 @@ pub(crate) fn run_chain<const D: usize>(
             MetricKind::Identity => go!(
                 job,
                 x,
-                adaptive_nuts(job, &x, IdentityMetric, IdentityEstimator)
+                adaptive_nuts(
+                    job,
+                    &x,
+                    IdentityMetric,
+                    IdentityEstimator,
+                    WarmupSchedule::stan
+                )
             ),
             MetricKind::Diagonal => go!(
                 job,
@@ -257,7 +265,8 @@ pub(crate) fn run_chain<const D: usize>(
                     job,
                     &x,
                     DiagonalMetric::<f64, D>::identity(),
-                    DiagonalEstimator::new()
+                    DiagonalEstimator::new(),
+                    WarmupSchedule::stan
                 )
             ),
             MetricKind::Dense => go!(
@@ -267,7 +276,8 @@ pub(crate) fn run_chain<const D: usize>(
                     job,
                     &x,
                     DenseMetric::<f64, D>::identity(),
-                    DenseEstimator::new()
+                    DenseEstimator::new(),
+                    WarmupSchedule::stan
                 )
             ),
             MetricKind::Lbfgs => Err(RunError::Settings(
@@ -298,6 +308,7 @@ fn adaptive_nuts<const D: usize, E: MetricEstimator<f64, D>>(
     x: &Setup<'_, D>,
     metric: E::Metric,
     estimator: E,
+    schedule: fn(u64) -> Result<WarmupSchedule, Error>,
 ) -> Result<NutsChain<D, E>, Error> {
     let s = job.settings;
     let warmup = if s.step_size.is_some() {
@@ -309,7 +320,7 @@ fn adaptive_nuts<const D: usize, E: MetricEstimator<f64, D>>(
     settings.max_tree_depth = s.max_tree_depth_for();
     let mut chain = AdaptiveNuts::new(
         settings,
-        WarmupSchedule::stan(warmup)?,
+        schedule(warmup)?,
         metric,
         estimator,
         x.start,
