@@ -28,6 +28,16 @@
 //! smaller mean of ∇UᵀH∇U + (θ − μ)ᵀH⁻¹(θ − μ) wins. This keeps a metric from
 //! the start-up optimisation that the window's draws cannot yet improve on.
 //!
+//! Three refinements make the metric nearly exact within the first windows
+//! (docs/NUTS.md has the measurements): two *probe pairs* per window end,
+//! exact secants measured along the directions where the draws spread most
+//! beyond the metric and where the gradients are stiffest (a power
+//! iteration across windows on streamed products Ĉov(θ)q and Ĉov(∇U)r; see
+//! [`probe`](MetricEstimator::probe)); the winner's base *matched* so that
+//! the metric with its pairs has the window's √(Var θᵢ / Var ∂ᵢU); and the
+//! diagonal's log scales *shrunk* towards their mean by the share of their
+//! spread that sampling noise explains.
+//!
 //! Why not the trajectory pairs QNHMC uses: consecutive leapfrog steps span
 //! few directions, and a memory frozen from one trajectory missed the 100-D
 //! Gaussian's dominant direction in every run (issue 10's measurement).
