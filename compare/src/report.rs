@@ -63,6 +63,80 @@ fn geometric_mean(values: &[f64]) -> f64 {
     (values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp()
 }
 
+/// Geometric mean of `log_ratios` exponentiated, with the interval
+/// exp(mean ± 2 standard errors) of the mean log ratio (seeds are independent
+/// runs, so the standard error is the sd of the log ratios over √n).
+fn mean_with_interval(log_ratios: &[f64]) -> (f64, f64, f64) {
+    let n = log_ratios.len() as f64;
+    let mean = log_ratios.iter().sum::<f64>() / n;
+    let var = log_ratios.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    let half = 2.0 * (var / n).sqrt();
+    (mean.exp(), (mean - half).exp(), (mean + half).exp())
+}
+
+/// Tail ESS_min of every qnmc configuration against the same seed's nuts-rs
+/// runs: the absolute tail ESS (same number of kept draws on both sides) and
+/// the tail ESS per 1000 gradients including tuning, as geometric means over
+/// seeds of the paired ratios with ±2 standard errors. A ratio whose interval
+/// lies wholly below 1 is marked `LOWER`.
+fn tail_summary(rows: &[Row]) -> String {
+    let mut o = String::from(
+        "\nTail ESS_min, qnmc ÷ nuts-rs paired by seed: geometric mean over seeds [exp(mean ± 2 SE) of the log ratios], \
+         absolute / per 1000 gradients including tuning. `LOWER`: the whole interval is below 1.\n\n\
+         | target | sampler | seeds | ÷ nuts-rs low-rank | ÷ nuts-rs diag |\n|---|---|---:|---|---|\n",
+    );
+    let tail_all = |m: &Metrics| {
+        1000.0 * m.ess_tail_min / (m.gradients_tuning + m.gradients_sampling) as f64
+    };
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for row in rows {
+        if matches!(row.config.engine, Engine::NutsRs(_)) {
+            continue;
+        }
+        let key = (row.target.clone(), row.config.key);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let cell = |metric| {
+            let mut absolute = Vec::new();
+            let mut per_gradient = Vec::new();
+            for r in rows
+                .iter()
+                .filter(|r| r.target == row.target && r.config.key == row.config.key)
+            {
+                let (Ok(m), Some(reference)) = (&r.result, reference(rows, r, metric)) else {
+                    continue;
+                };
+                absolute.push((m.ess_tail_min / reference.ess_tail_min).ln());
+                per_gradient.push((tail_all(m) / tail_all(reference)).ln());
+            }
+            if absolute.len() < 3 || absolute.iter().chain(&per_gradient).any(|l| !l.is_finite()) {
+                return ("—".to_string(), absolute.len());
+            }
+            let show = |l: &[f64]| {
+                let (mean, lo, hi) = mean_with_interval(l);
+                format!(
+                    "{mean:.2} [{lo:.2}, {hi:.2}]{}",
+                    if hi < 1.0 { " LOWER" } else { "" }
+                )
+            };
+            (
+                format!("{} / {}", show(&absolute), show(&per_gradient)),
+                absolute.len(),
+            )
+        };
+        let (low_rank, n) = cell(NutsRsMetric::LowRank);
+        let (diag, _) = cell(NutsRsMetric::Diag);
+        let _ = writeln!(
+            o,
+            "| {} | {} | {n} | {low_rank} | {diag} |",
+            row.target, row.config.label
+        );
+    }
+    o
+}
+
 /// The Markdown report.
 pub fn markdown(rows: &[Row], s: &Settings) -> String {
     let mut o = String::new();
@@ -167,6 +241,10 @@ pub fn markdown(rows: &[Row], s: &Settings) -> String {
                 ratio_cell(summary(NutsRsMetric::Diag))
             );
         }
+    }
+
+    if s.seeds.len() > 2 {
+        o.push_str(&tail_summary(rows));
     }
 
     let flagged: Vec<&Row> = rows
