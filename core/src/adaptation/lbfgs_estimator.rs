@@ -14,8 +14,10 @@
 //! minus its components along the earlier ones, sⱼᵀyₖ = 0 for j < k; a linear
 //! combination of secant pairs of a quadratic is again an exact pair), so
 //! that the BFGS update has the hereditary property: H yⱼ = sⱼ for every kept
-//! pair, not just the newest. A pair that becomes (nearly) dependent on the
-//! earlier ones or loses its positive curvature is dropped. The metric is then
+//! pair, not just the newest. A pair whose s or y becomes (nearly) dependent
+//! on the earlier ones or that loses its positive curvature is dropped, and
+//! at most D pairs are kept (D conjugate pairs already span every direction;
+//! a further one is the target's departure from a quadratic plus rounding). The metric is then
 //! rebuilt on the new diagonal base.
 //!
 //! Three candidates compete at each window end — the metric in force, the new
@@ -321,7 +323,17 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         }
         let mut kept = 0usize;
         for k in 0..self.pool_len {
+            // At most D pairs can be mutually conjugate: once D are kept they
+            // span every direction, and a further pair's y, stripped of its
+            // components along them, is only the target's departure from a
+            // quadratic plus rounding (on arK, D = 7 with 20 pairs, a y
+            // cancelled to 1e-16 of its length passed the cosine test below
+            // and put eigenvalues of 1e17 into H).
+            if kept == D {
+                break;
+            }
             let norm_before = dot(&self.pool_s[k], &self.pool_s[k]);
+            let y_norm_before = dot(&self.pool_y[k], &self.pool_y[k]);
             for j in 0..kept {
                 let sjyj = dot(&self.pool_s[j], &self.pool_y[j]);
                 let c = dot(&self.pool_s[j], &self.pool_y[k]) / sjyj;
@@ -335,9 +347,12 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
                 }
             }
             let norm_after = dot(&self.pool_s[k], &self.pool_s[k]);
-            let independent = norm_after > T::from_f64(1e-6) * norm_before;
             let sy = dot(&self.pool_s[k], &self.pool_y[k]);
             let yy = dot(&self.pool_y[k], &self.pool_y[k]);
+            // Both halves of the pair must survive the conjugation: an s or a
+            // y that cancels to a sliver of its length is rounding noise.
+            let independent = norm_after > T::from_f64(1e-6) * norm_before
+                && yy > T::from_f64(1e-6) * y_norm_before;
             let curved = sy.is_finite() && sy > T::from_f64(1e-8) * (norm_after * yy).sqrt();
             if independent && curved {
                 if kept != k {
@@ -645,6 +660,12 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
             self.conjugated = 0;
         }
         self.carry_pairs_into_pool();
+        // The streamed products belong to one window. `probe` (called before
+        // `end_window` by `AdaptiveNuts`) has already restarted them along
+        // the next directions, so this changes nothing there; a driver that
+        // never probes gets fresh sums each window instead of stale ones.
+        self.spread.restart(None);
+        self.stiffness.restart(None);
         self.diagonal.reset();
         self.window_diagonal.reset();
         self.recent_len = 0;
@@ -681,6 +702,95 @@ mod tests {
                 u += 0.5 * x[i] * g[i];
             }
             u
+        }
+    }
+
+    /// More pairs than dimensions from a target that is not quadratic (each
+    /// pair's y = Aₖ s with Aₖ within ±10 % of A = diag(1, 2, 3), as secants
+    /// of a curved posterior are), 40 seeds: once D conjugate pairs span the
+    /// space, a further pair's y is cancelled to rounding while its s is not,
+    /// and such a pair must not enter the metric (kept, its curvature sᵀy is
+    /// rounding noise and H gains an eigenvalue of order 1e15 along s). The
+    /// pairs that are kept are inconsistent secants, and conjugating them
+    /// amplifies their differences (H is off A⁻¹ by up to 27 on these seeds;
+    /// the Fisher score decides whether such a metric is used), so the bound
+    /// here is 100: far below what a rounding-noise pair puts into H.
+    #[test]
+    fn no_more_conjugate_pairs_than_dimensions() {
+        const D: usize = 3;
+        const M: usize = 8;
+        let a = [1.0, 2.0, 3.0];
+        for seed in 1..=40u64 {
+            let mut rng = rand_xorshift::XorShiftRng::seed_from_u64(seed);
+            let mut estimator = LbfgsEstimator::<f64, D, M>::new(0.0).unwrap();
+            for _ in 0..M {
+                let (mut s, mut noise) = ([0.0f64; D], [0.0f64; D]);
+                crate::random::fill_standard_normal(&mut rng, &mut s);
+                crate::random::fill_standard_normal(&mut rng, &mut noise);
+                let y: [f64; D] = core::array::from_fn(|i| {
+                    a[i] * s[i] * (1.0 + 0.1 * noise[i].clamp(-1.0f64, 1.0))
+                });
+                estimator.offer(&s, &y);
+            }
+            assert_eq!(
+                estimator.pool_len, M,
+                "seed {seed}: every pair offered is in the pool"
+            );
+            estimator.conjugate_pool_into_memory();
+            assert!(
+                estimator.conjugated <= D,
+                "seed {seed}: {} pairs kept",
+                estimator.conjugated
+            );
+            let mut metric = LbfgsMetric::<f64, D, M>::identity();
+            metric.rebuild(&[1.0; D], &estimator.memory, 0.0).unwrap();
+            for j in 0..D {
+                let mut e = [0.0; D];
+                e[j] = 1.0;
+                let mut column = [0.0; D];
+                metric.velocity(&e, &mut column);
+                for i in 0..D {
+                    let want = if i == j { 1.0 / a[i] } else { 0.0 };
+                    assert!(
+                        (column[i] - want).abs() < 100.0,
+                        "seed {seed}: H[{i}][{j}] = {} instead of {want}",
+                        column[i]
+                    );
+                }
+            }
+        }
+    }
+
+    /// A driver that ends windows without calling `probe` (the trait makes
+    /// the probe optional) must not carry one window's streamed covariance
+    /// products into the next: after `end_window` both start empty, and they
+    /// fill again from the next window's draws alone.
+    #[test]
+    fn windows_without_probes_start_fresh_products() {
+        let mut rng = rand_xorshift::XorShiftRng::seed_from_u64(7);
+        let mut estimator = LbfgsEstimator::<f64, D, 20>::new(0.0).unwrap();
+        let mut metric = LbfgsMetric::<f64, D, 20>::identity();
+        let draw = |rng: &mut rand_xorshift::XorShiftRng| {
+            let mut x = [0.0; D];
+            crate::random::fill_standard_normal(rng, &mut x);
+            let mut g = [0.0; D];
+            Correlated.potential_and_gradient(&x, &mut g);
+            (x, g)
+        };
+        for window in 0..3 {
+            for _ in 0..40 {
+                let (x, g) = draw(&mut rng);
+                estimator.observe(&x, &g, &metric);
+            }
+            assert!(
+                estimator.spread.product().is_some() && estimator.stiffness.product().is_some(),
+                "window {window}: the products should have filled"
+            );
+            estimator.end_window(&mut metric).unwrap();
+            assert!(
+                estimator.spread.product().is_none() && estimator.stiffness.product().is_none(),
+                "window {window}: a product outlived its window"
+            );
         }
     }
 
