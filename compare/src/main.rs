@@ -156,6 +156,10 @@ struct Args {
     /// Write every number as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Also report each chain alone (ESS of the run's slowest-tail
+    /// coordinate, step size) after every run, and a per-chain summary table.
+    #[arg(long)]
+    per_chain: bool,
     /// The shared data folder (posteriordb/ for eight-schools, sblrc-blr, ark).
     /// Default: $QNMC_SHARED_DATA, else ../shared/data from the current
     /// directory, else ../shared/data next to the repository.
@@ -310,6 +314,23 @@ fn real_main() -> Result<(), String> {
                                 "  !! flagged"
                             }
                         );
+                        if args.per_chain {
+                            let chains: Vec<String> = m
+                                .per_chain
+                                .iter()
+                                .map(|c| {
+                                    format!(
+                                        "{:.0}/{:.0} (ε {:.3})",
+                                        c.ess_tail, c.ess_bulk, c.step_size_mean
+                                    )
+                                })
+                                .collect();
+                            eprintln!(
+                                "    per chain, x[{}] tail/bulk ESS: {}",
+                                m.ess_tail_argmin + 1,
+                                chains.join(", ")
+                            );
+                        }
                         rows.push(Row {
                             target: name.clone(),
                             dimension: model.dimension(),
@@ -339,6 +360,7 @@ fn real_main() -> Result<(), String> {
         draws,
         seeds: args.seeds.clone(),
         quick: args.quick,
+        per_chain: args.per_chain,
         seconds: started.elapsed().as_secs_f64(),
     };
     print!("{}", report::markdown(&rows, &settings));

@@ -36,6 +36,18 @@ pub struct Metrics {
     pub corr01: Option<f64>,
     /// Mean step size of the kept draws over all chains.
     pub step_size_mean: f64,
+    /// Each chain alone, on the coordinate with the smallest tail ESS: a
+    /// run's ESS over its chains is low when one chain is, and this shows
+    /// which.
+    pub per_chain: Vec<ChainSummary>,
+}
+
+/// One chain's ESS of the run's slowest-tail coordinate, and its mean step size.
+#[derive(Debug, Clone, Copy)]
+pub struct ChainSummary {
+    pub ess_bulk: f64,
+    pub ess_tail: f64,
+    pub step_size_mean: f64,
 }
 
 /// Minimum (or maximum) that is NaN as soon as one value is: a diagnostic
@@ -86,6 +98,19 @@ impl Metrics {
         let (ess_tail_min, ess_tail_argmin) = extreme(&tail, |a, b| a < b);
         let (rhat_max, _) = extreme(&rhat, |a, b| a > b);
         let sum = |f: &dyn Fn(&crate::runs::ChainRun) -> f64| run.chains.iter().map(f).sum::<f64>();
+        let per_chain = if ess_tail_argmin < n {
+            run.column(ess_tail_argmin)
+                .iter()
+                .zip(&run.chains)
+                .map(|(draws, chain)| ChainSummary {
+                    ess_bulk: ess_bulk(&[draws.as_slice()]),
+                    ess_tail: ess_tail(&[draws.as_slice()]),
+                    step_size_mean: chain.step_size_sum / draws.len().max(1) as f64,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let divergences_tuning = run
             .chains
             .iter()
@@ -115,6 +140,7 @@ impl Metrics {
                     .map(|c| c.draws.len() / n.max(1))
                     .sum::<usize>()
                     .max(1) as f64,
+            per_chain,
         }
     }
 

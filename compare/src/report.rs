@@ -25,6 +25,7 @@ pub struct Settings {
     pub draws: usize,
     pub seeds: Vec<u64>,
     pub quick: bool,
+    pub per_chain: bool,
     pub seconds: f64,
 }
 
@@ -132,6 +133,61 @@ fn tail_summary(rows: &[Row]) -> String {
             o,
             "| {} | {} | {n} | {low_rank} | {diag} |",
             row.target, row.config.label
+        );
+    }
+    o
+}
+
+/// Below this per-chain tail ESS (of 1000 draws: a fifth) a chain counts as
+/// poor in [`per_chain_summary`].
+const POOR_CHAIN_TAIL_ESS: f64 = 200.0;
+
+/// Every chain alone, pooled over seeds per target and configuration: the
+/// geometric means of its tail and bulk ESS on its run's slowest-tail
+/// coordinate, how many chains fall below [`POOR_CHAIN_TAIL_ESS`], and the
+/// mean and spread of the chains' step sizes.
+fn per_chain_summary(rows: &[Row]) -> String {
+    let mut o = String::from(
+        "\nEach chain alone, on its run's slowest-tail coordinate, pooled over seeds: geometric mean \
+         of the tail / bulk ESS, chains with a tail ESS below 200, and the chains' step sizes (mean ± sd).\n\n\
+         | target | sampler | chains | tail ESS | bulk ESS | tail ESS < 200 | ε |\n|---|---|---:|---:|---:|---:|---|\n",
+    );
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for row in rows {
+        let key = (row.target.clone(), row.config.key);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let chains: Vec<_> = rows
+            .iter()
+            .filter(|r| r.target == row.target && r.config.key == row.config.key)
+            .filter_map(|r| r.result.as_ref().ok())
+            .flat_map(|m| m.per_chain.iter().copied())
+            .collect();
+        if chains.len() < 2 {
+            continue;
+        }
+        let n = chains.len() as f64;
+        let tail = geometric_mean(&chains.iter().map(|c| c.ess_tail).collect::<Vec<_>>());
+        let bulk = geometric_mean(&chains.iter().map(|c| c.ess_bulk).collect::<Vec<_>>());
+        let poor = chains
+            .iter()
+            .filter(|c| c.ess_tail.is_nan() || c.ess_tail < POOR_CHAIN_TAIL_ESS)
+            .count();
+        let mean = chains.iter().map(|c| c.step_size_mean).sum::<f64>() / n;
+        let sd = (chains
+            .iter()
+            .map(|c| (c.step_size_mean - mean).powi(2))
+            .sum::<f64>()
+            / (n - 1.0))
+            .sqrt();
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {tail:.0} | {bulk:.0} | {poor} | {mean:.3} ± {sd:.3} |",
+            row.target,
+            row.config.label,
+            chains.len()
         );
     }
     o
@@ -245,6 +301,9 @@ pub fn markdown(rows: &[Row], s: &Settings) -> String {
 
     if s.seeds.len() > 2 {
         o.push_str(&tail_summary(rows));
+    }
+    if s.per_chain {
+        o.push_str(&per_chain_summary(rows));
     }
 
     let flagged: Vec<&Row> = rows
