@@ -14,8 +14,8 @@
 //! cargo run --release -p qnmc-host --example learned_metric -- [warm-up draws] [seeds] [initial buffer] [v]
 //! ```
 //!
-//! Defaults: 500 warm-up draws, seeds 1–6, initial buffer 25 (as
-//! `WarmupSchedule::after_optimization`); a fourth argument prints every
+//! Defaults: 500 warm-up draws, seeds 1–6, initial buffer 25 and terminal
+//! buffer 75 (as `WarmupSchedule::after_optimization`); a fourth argument prints every
 //! window end (gradients so far, replaced or kept, the Fisher scores).
 use nalgebra::{DMatrix, SymmetricEigen};
 use qnmc::adaptation::{AcceptanceStatistic, AdaptiveNuts, LbfgsEstimator, WarmupSchedule};
@@ -64,7 +64,7 @@ fn main() {
         let estimator = LbfgsEstimator::<f64, D, M>::new(0.0).unwrap();
         let mut chain: AdaptiveNuts<f64, D, _, 10> = AdaptiveNuts::new(
             NutsSettings::new(0.1),
-            WarmupSchedule::new(warmup, init, 50, 25).unwrap(),
+            WarmupSchedule::new(warmup, init, 75, 25).unwrap(),
             LbfgsMetric::<f64, D, M>::identity(),
             estimator,
             start,
