@@ -86,9 +86,8 @@ fn tail_summary(rows: &[Row]) -> String {
          absolute / per 1000 gradients including tuning. `LOWER`: the whole interval is below 1.\n\n\
          | target | sampler | seeds | ÷ nuts-rs low-rank | ÷ nuts-rs diag |\n|---|---|---:|---|---|\n",
     );
-    let tail_all = |m: &Metrics| {
-        1000.0 * m.ess_tail_min / (m.gradients_tuning + m.gradients_sampling) as f64
-    };
+    let tail_all =
+        |m: &Metrics| 1000.0 * m.ess_tail_min / (m.gradients_tuning + m.gradients_sampling) as f64;
     let mut seen: Vec<(String, &str)> = Vec::new();
     for row in rows {
         if matches!(row.config.engine, Engine::NutsRs(_)) {
