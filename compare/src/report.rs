@@ -64,6 +64,21 @@ fn geometric_mean(values: &[f64]) -> f64 {
     (values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp()
 }
 
+/// The first row of each (target, configuration), in table order: one line
+/// per pair in the summary tables.
+fn first_of_each_configuration(rows: &[Row]) -> Vec<&Row> {
+    let mut firsts: Vec<&Row> = Vec::new();
+    for row in rows {
+        if !firsts
+            .iter()
+            .any(|r| r.target == row.target && r.config.key == row.config.key)
+        {
+            firsts.push(row);
+        }
+    }
+    firsts
+}
+
 /// Geometric mean of `log_ratios` exponentiated, with the interval
 /// exp(mean ± 2 standard errors) of the mean log ratio (seeds are independent
 /// runs, so the standard error is the sd of the log ratios over √n).
@@ -88,16 +103,10 @@ fn tail_summary(rows: &[Row]) -> String {
     );
     let tail_all =
         |m: &Metrics| 1000.0 * m.ess_tail_min / (m.gradients_tuning + m.gradients_sampling) as f64;
-    let mut seen: Vec<(String, &str)> = Vec::new();
-    for row in rows {
+    for row in first_of_each_configuration(rows) {
         if matches!(row.config.engine, Engine::NutsRs(_)) {
             continue;
         }
-        let key = (row.target.clone(), row.config.key);
-        if seen.contains(&key) {
-            continue;
-        }
-        seen.push(key);
         let cell = |metric| {
             let mut absolute = Vec::new();
             let mut per_gradient = Vec::new();
@@ -151,13 +160,7 @@ fn per_chain_summary(rows: &[Row]) -> String {
          of the tail / bulk ESS, chains with a tail ESS below 200, and the chains' step sizes (mean ± sd).\n\n\
          | target | sampler | chains | tail ESS | bulk ESS | tail ESS < 200 | ε |\n|---|---|---:|---:|---:|---:|---|\n",
     );
-    let mut seen: Vec<(String, &str)> = Vec::new();
-    for row in rows {
-        let key = (row.target.clone(), row.config.key);
-        if seen.contains(&key) {
-            continue;
-        }
-        seen.push(key);
+    for row in first_of_each_configuration(rows) {
         let chains: Vec<_> = rows
             .iter()
             .filter(|r| r.target == row.target && r.config.key == row.config.key)
@@ -265,13 +268,7 @@ pub fn markdown(rows: &[Row], s: &Settings) -> String {
             "\nGeometric mean over seeds of the ratios (kept / all / per second); `!!`: some run involved was flagged.\n\n\
              | target | sampler | ÷ nuts-rs low-rank | ÷ nuts-rs diag |\n|---|---|---|---|\n",
         );
-        let mut seen: Vec<(String, &str)> = Vec::new();
-        for row in rows {
-            let key = (row.target.clone(), row.config.key);
-            if seen.contains(&key) {
-                continue;
-            }
-            seen.push(key);
+        for row in first_of_each_configuration(rows) {
             let same: Vec<&Row> = rows
                 .iter()
                 .filter(|r| r.target == row.target && r.config.key == row.config.key)
