@@ -5,10 +5,13 @@
 //! measure the samplers' own cost, which should grow linearly in D.
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use qnmc::adaptation::{
+    AcceptanceStatistic, AdaptiveNuts, DEFAULT_RANK_TOLERANCE, LbfgsEstimator, WarmupSchedule,
+};
 use qnmc::lbfgs::{LbfgsMemory, LbfgsSettings};
 use qnmc::linalg::{dot, dot_wide};
 use qnmc::metric::{DiagonalMetric, LbfgsMetric, Metric};
-use qnmc::random::standard_normal;
+use qnmc::random::{fill_standard_normal, fill_standard_normal_ziggurat, standard_normal};
 use qnmc::{
     FullBatch, Hamcmc, HamcmcSettings, Nuts, NutsSettings, Potential, Qnhmc, QnhmcSettings,
     StepSizeSchedule,
@@ -29,6 +32,25 @@ impl<const D: usize> Potential<f64, D> for CheapGaussian {
         for i in 0..D {
             let d = 1.0 + 9.0 * (i as f64) / (D as f64);
             g[i] = d * x[i];
+            u += x[i] * g[i];
+        }
+        0.5 * u
+    }
+}
+
+/// N(0, 11ᵀ + 4I), the 100-D Gaussian of the side-by-side benchmark
+/// (qnmc-compare's `gaussian`): Σ⁻¹ = (I − 11ᵀ/(4 + D))/4, so U and ∇U cost
+/// O(D) like [`CheapGaussian`].
+#[derive(Clone, Copy)]
+struct CorrelatedGaussian;
+
+impl<const D: usize> Potential<f64, D> for CorrelatedGaussian {
+    fn potential_and_gradient(&self, x: &[f64; D], g: &mut [f64; D]) -> f64 {
+        let sum: f64 = x.iter().sum();
+        let shift = sum / (4.0 + D as f64);
+        let mut u = 0.0;
+        for i in 0..D {
+            g[i] = 0.25 * (x[i] - shift);
             u += x[i] * g[i];
         }
         0.5 * u
@@ -149,6 +171,22 @@ fn bench_metric_velocity<const D: usize, const M: usize>(c: &mut Criterion) {
     group.finish();
 }
 
+/// Times `leapfrogs` leapfrog steps of `nuts` on `target` (whole draws).
+fn per_leapfrog<K: Metric<f64, D>, P: Potential<f64, D>, const D: usize>(
+    nuts: &mut Nuts<f64, D, K>,
+    target: &P,
+    rng: &mut XorShiftRng,
+    leapfrogs: u64,
+) -> Duration {
+    let start = std::time::Instant::now();
+    let mut done = 0u64;
+    while done < leapfrogs {
+        done += u64::from(nuts.step(target, rng).leapfrog_steps);
+    }
+    // Scale to exactly `leapfrogs` steps (the last draw overshoots).
+    start.elapsed().mul_f64(leapfrogs as f64 / done as f64)
+}
+
 /// Time per leapfrog step of NUTS (whole transitions: momentum, tree
 /// building, U-turn checks, multinomial sampling), reported per leapfrog
 /// step: criterion's iteration count is spent in leapfrog steps, not draws.
@@ -156,19 +194,6 @@ fn bench_metric_velocity<const D: usize, const M: usize>(c: &mut Criterion) {
 /// the difference. Metrics: diagonal, and the quasi-Newton metric at full
 /// rank 2M (every pair kept, the most expensive case).
 fn bench_nuts_leapfrog<const D: usize, const M: usize>(c: &mut Criterion) {
-    fn per_leapfrog<K: Metric<f64, D>, const D: usize>(
-        nuts: &mut Nuts<f64, D, K>,
-        rng: &mut XorShiftRng,
-        leapfrogs: u64,
-    ) -> Duration {
-        let start = std::time::Instant::now();
-        let mut done = 0u64;
-        while done < leapfrogs {
-            done += u64::from(nuts.step(&CheapGaussian, rng).leapfrog_steps);
-        }
-        // Scale to exactly `leapfrogs` steps (the last draw overshoots).
-        start.elapsed().mul_f64(leapfrogs as f64 / done as f64)
-    }
     let mut rng = XorShiftRng::seed_from_u64(5);
     let memory = cheap_gaussian_pairs::<D, M>(5);
     let mut metric = LbfgsMetric::<f64, D, M>::identity();
@@ -187,10 +212,81 @@ fn bench_nuts_leapfrog<const D: usize, const M: usize>(c: &mut Criterion) {
         b.iter(|| CheapGaussian.potential_and_gradient(black_box(&x), &mut g))
     });
     group.bench_function("diagonal_metric", |b| {
-        b.iter_custom(|n| per_leapfrog(&mut diag, &mut rng, n))
+        b.iter_custom(|n| per_leapfrog(&mut diag, &CheapGaussian, &mut rng, n))
     });
     group.bench_function("lbfgs_metric_full_rank", |b| {
-        b.iter_custom(|n| per_leapfrog(&mut lbfgs, &mut rng, n))
+        b.iter_custom(|n| per_leapfrog(&mut lbfgs, &CheapGaussian, &mut rng, n))
+    });
+    group.finish();
+}
+
+/// Time per leapfrog step of NUTS with the quasi-Newton metric its warm-up
+/// learns (M pairs, [`DEFAULT_RANK_TOLERANCE`], 1000 warm-up draws, the
+/// CLI's warm-up settings) on
+/// [`CorrelatedGaussian`], at the tuned step size, against that target's
+/// gradient alone. The rank it learned is printed: the cost of the velocity
+/// grows with it (4 multiply-adds per coordinate and direction).
+fn bench_nuts_leapfrog_learned<const D: usize, const M: usize>(c: &mut Criterion) {
+    let mut rng = XorShiftRng::seed_from_u64(6);
+    let estimator = LbfgsEstimator::<f64, D, M>::new(DEFAULT_RANK_TOLERANCE)
+        .unwrap()
+        .with_max_pairs(M);
+    let mut chain = Box::new(
+        AdaptiveNuts::<f64, D, _>::new(
+            NutsSettings::new(0.1),
+            WarmupSchedule::after_optimization(1000).unwrap(),
+            LbfgsMetric::<f64, D, M>::identity(),
+            estimator,
+            [1.0; D],
+            &CorrelatedGaussian,
+        )
+        .unwrap(),
+    );
+    // As the CLI's default NUTS (host/src/run/chain.rs: adaptive_nuts).
+    chain.set_acceptance_statistic(AcceptanceStatistic::Symmetric);
+    chain.set_early_end(2);
+    chain.set_jitter(0.1).unwrap();
+    while chain.is_warming_up() {
+        chain.step(&CorrelatedGaussian, &mut rng);
+    }
+    let mut nuts = Box::new(chain.sampler().clone());
+    let metric = nuts.metric();
+    println!(
+        "learned on N(0, 11ᵀ + 4I), D = {D}, M = {M}: rank {}, eigenvalues {:.3?}, step size {:.3}",
+        metric.rank(),
+        metric.eigenvalues(),
+        nuts.settings().step_size
+    );
+    let mut group = c.benchmark_group(format!("nuts_per_leapfrog_learned/D={D}/M={M}"));
+    group.bench_function("gradient", |b| {
+        let x = [0.3; D];
+        let mut g = [0.0; D];
+        b.iter(|| CorrelatedGaussian.potential_and_gradient(black_box(&x), &mut g))
+    });
+    group.bench_function("lbfgs_metric_learned", |b| {
+        b.iter_custom(|n| per_leapfrog(&mut nuts, &CorrelatedGaussian, &mut rng, n))
+    });
+    group.finish();
+}
+
+/// D standard normals, as every sampler but NUTS draws them (Box–Muller) and
+/// as NUTS draws its momenta (the ziggurat), f64 and f32.
+fn bench_normals<const D: usize>(c: &mut Criterion) {
+    let mut rng = XorShiftRng::seed_from_u64(7);
+    let mut out = [0.0f64; D];
+    let mut out_f32 = [0.0f32; D];
+    let mut group = c.benchmark_group(format!("normals/D={D}"));
+    group.bench_function("box_muller", |b| {
+        b.iter(|| fill_standard_normal(&mut rng, black_box(&mut out)))
+    });
+    group.bench_function("ziggurat", |b| {
+        b.iter(|| fill_standard_normal_ziggurat(&mut rng, black_box(&mut out)))
+    });
+    group.bench_function("box_muller_f32", |b| {
+        b.iter(|| fill_standard_normal(&mut rng, black_box(&mut out_f32)))
+    });
+    group.bench_function("ziggurat_f32", |b| {
+        b.iter(|| fill_standard_normal_ziggurat(&mut rng, black_box(&mut out_f32)))
     });
     group.finish();
 }
@@ -241,7 +337,9 @@ fn all(c: &mut Criterion) {
     bench_kernels::<1000, 10>(c);
     bench_metric_velocity::<100, 10>(c);
     bench_dot::<100>(c);
+    bench_normals::<100>(c);
     bench_nuts_leapfrog::<100, 10>(c);
+    bench_nuts_leapfrog_learned::<100, 10>(c);
 }
 
 criterion_group! {

@@ -10,6 +10,8 @@ use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAss
 
 use rand_core::Rng;
 
+use crate::random::ziggurat_tables;
+
 /// A floating-point scalar the samplers can run on: `f32` or `f64`.
 ///
 /// The trait is sealed in spirit: it is implemented here for the two IEEE types
@@ -72,6 +74,18 @@ pub trait Real:
     /// type (`next_u32` for `f32`, `next_u64` for `f64`): an `f32` draw never goes
     /// through `f64`.
     fn uniform_open_closed<R: Rng + ?Sized>(rng: &mut R) -> Self;
+    /// One word of the generator's native size for this type split for the
+    /// ziggurat ([`crate::random::standard_normal_ziggurat`]): the layer
+    /// (its 7 lowest bits) and a uniform draw on [−1, 1) from its top 53
+    /// (`f64`) or 24 (`f32`) bits read as a signed integer (no branch on
+    /// the sign).
+    fn ziggurat_word<R: Rng + ?Sized>(rng: &mut R) -> (usize, Self);
+    /// The ziggurat's layer widths X[0..=128] in this precision.
+    const ZIGGURAT_X: &'static [Self; 129];
+    /// exp(−X[i]²/2) in this precision (F[128] = 1).
+    const ZIGGURAT_F: &'static [Self; 129];
+    /// Where the ziggurat's tail begins, X[1].
+    const ZIGGURAT_R: Self;
 }
 
 impl Real for f64 {
@@ -131,6 +145,18 @@ impl Real for f64 {
         // 53 random bits, shifted by one so that 0 is excluded and 1 included.
         ((rng.next_u64() >> 11) + 1) as f64 * (1.0 / 9_007_199_254_740_992.0)
     }
+
+    #[inline]
+    fn ziggurat_word<R: Rng + ?Sized>(rng: &mut R) -> (usize, Self) {
+        let word = rng.next_u64();
+        // Bits 11–63 as a signed integer in [−2⁵², 2⁵²), times 2⁻⁵².
+        let uniform = ((word as i64) >> 11) as f64 * (1.0 / 4_503_599_627_370_496.0);
+        ((word & 127) as usize, uniform)
+    }
+
+    const ZIGGURAT_X: &'static [Self; 129] = &ziggurat_tables::X_F64;
+    const ZIGGURAT_F: &'static [Self; 129] = &ziggurat_tables::F_F64;
+    const ZIGGURAT_R: Self = ziggurat_tables::R_F64;
 }
 
 impl Real for f32 {
@@ -190,6 +216,18 @@ impl Real for f32 {
         // 24 random bits from one u32, shifted by one: (0, 1] with no f64 step.
         ((rng.next_u32() >> 8) + 1) as f32 * (1.0 / 16_777_216.0)
     }
+
+    #[inline]
+    fn ziggurat_word<R: Rng + ?Sized>(rng: &mut R) -> (usize, Self) {
+        let word = rng.next_u32();
+        // Bits 8–31 as a signed integer in [−2²³, 2²³), times 2⁻²³.
+        let uniform = ((word as i32) >> 8) as f32 * (1.0 / 8_388_608.0);
+        ((word & 127) as usize, uniform)
+    }
+
+    const ZIGGURAT_X: &'static [Self; 129] = &ziggurat_tables::X_F32;
+    const ZIGGURAT_F: &'static [Self; 129] = &ziggurat_tables::F_F32;
+    const ZIGGURAT_R: Self = ziggurat_tables::R_F32;
 }
 
 #[cfg(test)]

@@ -16,8 +16,8 @@
 //!
 //! Defaults: `lbfgs`, 40 seeds; a third argument prints every chain.
 use qnmc::adaptation::{
-    AcceptanceStatistic, AdaptiveNuts, DiagonalEstimator, LbfgsEstimator, MetricEstimator,
-    WarmupSchedule,
+    AcceptanceStatistic, AdaptiveNuts, DEFAULT_RANK_TOLERANCE, DiagonalEstimator, LbfgsEstimator,
+    MetricEstimator, WarmupSchedule,
 };
 use qnmc::metric::{DiagonalMetric, LbfgsMetric};
 use qnmc::{NutsSettings, Potential};
@@ -138,7 +138,7 @@ fn main() {
             chain(&target, start, metric, DiagonalEstimator::new(), &mut rng)
         } else {
             let metric = LbfgsMetric::<f64, D, 20>::identity();
-            let estimator = LbfgsEstimator::<f64, D, 20>::new(0.0).unwrap();
+            let estimator = LbfgsEstimator::<f64, D, 20>::new(DEFAULT_RANK_TOLERANCE).unwrap();
             chain(&target, start, metric, estimator, &mut rng)
         };
         if verbose {

@@ -18,7 +18,9 @@
 //! buffer 75 (as `WarmupSchedule::after_optimization`); a fourth argument prints every
 //! window end (gradients so far, replaced or kept, the Fisher scores).
 use nalgebra::{DMatrix, SymmetricEigen};
-use qnmc::adaptation::{AcceptanceStatistic, AdaptiveNuts, LbfgsEstimator, WarmupSchedule};
+use qnmc::adaptation::{
+    AcceptanceStatistic, AdaptiveNuts, DEFAULT_RANK_TOLERANCE, LbfgsEstimator, WarmupSchedule,
+};
 use qnmc::metric::{LbfgsMetric, Metric};
 use qnmc::{NutsSettings, Potential};
 use rand_core::SeedableRng;
@@ -61,7 +63,7 @@ fn main() {
             let u: f64 = qnmc::Real::uniform_open_closed(&mut rng);
             *v = 2.0 * (2.0 * u - 1.0);
         }
-        let estimator = LbfgsEstimator::<f64, D, M>::new(0.0).unwrap();
+        let estimator = LbfgsEstimator::<f64, D, M>::new(DEFAULT_RANK_TOLERANCE).unwrap();
         let mut chain: AdaptiveNuts<f64, D, _, 10> = AdaptiveNuts::new(
             NutsSettings::new(0.1),
             WarmupSchedule::new(warmup, init, 75, 25).unwrap(),

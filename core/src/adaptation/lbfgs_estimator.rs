@@ -50,6 +50,17 @@ use super::metric_estimators::{
 };
 use super::scale_shrinkage::shrink_log_scales;
 
+/// The rank tolerance τ to pass to [`LbfgsEstimator::new`] unless you have
+/// a reason not to: the learned metric drops every direction that changes it
+/// by less than a factor e^0.1 ≈ 1.105 (|ln μ| ≤ 0.1). Such a direction does
+/// nothing for mixing, but each kept one costs 4 multiply-adds per coordinate
+/// and leapfrog step. On the 100-D Gaussian of the side-by-side benchmark
+/// the warm-up learns one direction that matters (μ ≈ 26) and 39 with
+/// μ = 0.98–1.04: τ = 0.1 keeps rank 1 instead of 40 and halves the time per
+/// draw, with ESS per gradient unchanged within the seed-to-seed noise on
+/// every benchmark target (docs/NUTS.md, "Rank tolerance").
+pub const DEFAULT_RANK_TOLERANCE: f64 = 0.1;
+
 /// Most L-BFGS iterations of the optimisation that starts the warm-up.
 pub const OPTIMIZATION_ITERATIONS: u32 = 200;
 
@@ -120,7 +131,8 @@ const BASE_MATCHING_ROUNDS: usize = 3;
 
 impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
     /// An estimator whose metric drops directions that change it by less than
-    /// a factor e^`rank_tolerance` (0 keeps every direction).
+    /// a factor e^`rank_tolerance` (0 keeps every direction; the recommended
+    /// value is [`DEFAULT_RANK_TOLERANCE`]).
     pub fn new(rank_tolerance: T) -> Result<Self, Error> {
         require_non_negative(rank_tolerance, "rank_tolerance")?;
         Ok(LbfgsEstimator {
@@ -816,15 +828,19 @@ mod tests {
 
     /// The warm-up `qnmc run --sampler nuts` uses, on the 100-D Gaussian whose
     /// covariance neither a diagonal nor pairs between random draws capture:
-    /// six seeds, each an independent check that the learned metric is
-    /// nearly Σ. Measured (host example `learned_metric`): misfit 0.01–0.14
-    /// with the probes, the base matching and the shrinkage; without them
-    /// 0.87–1.39 (each of 100 diagonal entries about 8 % off, the all-ones
-    /// direction at 0.8–0.97 of its variance). 0.3 is what a diagonal noise of
-    /// 5.5 % per coordinate would cost (D·2σ²).
+    /// sixteen seeds, each an independent warm-up. Measured over seeds 1–40
+    /// (300 warm-up draws, τ = 0): median misfit 0.12, 29 of 40 below 0.3 and
+    /// the worst 0.86 (with Box–Muller momenta before NUTS drew them by the
+    /// ziggurat: median 0.13, 31 of 40, worst 1.03); without the probes, the
+    /// base matching and the shrinkage 0.87–1.39 on every seed (each of 100
+    /// diagonal entries about 8 % off, the all-ones direction at 0.8–0.97 of
+    /// its variance). 0.3 is what a diagonal noise of 5.5 % per coordinate
+    /// would cost (D·2σ²). The test asks for at least 9 of 16 below 0.3: with
+    /// the measured 27 % above, 8 or more above has probability 0.03.
     #[test]
     fn learns_the_correlated_gaussian_almost_exactly() {
-        for seed in 1..=6u64 {
+        let mut misfits = [0.0; 16];
+        for (seed, slot) in (1..=16u64).zip(misfits.iter_mut()) {
             let mut rng = rand_xorshift::XorShiftRng::seed_from_u64(seed);
             let mut start = [0.0; D];
             for v in start.iter_mut() {
@@ -845,8 +861,10 @@ mod tests {
             while chain.is_warming_up() {
                 chain.step(&Correlated, &mut rng);
             }
-            let m = misfit(chain.sampler().metric());
-            assert!(m.is_finite() && m < 0.3, "seed {seed}: misfit {m}");
+            *slot = misfit(chain.sampler().metric());
+            assert!(slot.is_finite(), "seed {seed}: misfit {slot}");
         }
+        let below = misfits.iter().filter(|&&m| m < 0.3).count();
+        assert!(below >= 9, "{below} of 16 below 0.3: {misfits:?}");
     }
 }

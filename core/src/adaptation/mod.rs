@@ -40,7 +40,7 @@ mod scale_shrinkage;
 mod schedule;
 mod welford;
 
-pub use lbfgs_estimator::LbfgsEstimator;
+pub use lbfgs_estimator::{DEFAULT_RANK_TOLERANCE, LbfgsEstimator};
 pub use metric_estimators::{
     DenseEstimator, DiagonalEstimator, IdentityEstimator, MetricChange, MetricEstimator,
 };

@@ -49,7 +49,7 @@ use crate::error::{Error, require_positive};
 #[cfg(doc)]
 use crate::linalg::dot_wide;
 use crate::metric::Metric;
-use crate::random::fill_standard_normal;
+use crate::random::fill_standard_normal_ziggurat;
 use crate::stats::StepStats;
 use crate::target::Potential;
 
@@ -409,13 +409,44 @@ fn merge_spans_valid<T: Real, const D: usize>(a: &Span<T, D>, b: &Span<T, D>) ->
     )
 }
 
-/// log(eᵃ + eᵇ) without overflow.
-#[inline]
-fn log_sum_exp<T: Real>(a: T, b: T) -> T {
-    if a >= b {
-        a + (T::ONE + (b - a).exp()).ln()
-    } else {
-        b + (T::ONE + (a - b).exp()).ln()
+/// The leaves' multinomial weights exp(H₀ − H), kept in linear space
+/// relative to a reference energy: a weight is exp(`reference` − H), one
+/// exponential per leaf (the one the acceptance statistic needs anyway)
+/// instead of the log-space sums' three exponentials and a logarithm. The
+/// reference is H₀ unless a leaf's weight would exceed [`MAX_WEIGHT`] (its H
+/// far below H₀, e.g. a chain falling from the tails): then the weights are
+/// rebased on that leaf. Decisions equal the log-space ones of docs/NUTS.md
+/// up to rounding.
+struct Weights<T> {
+    reference: T,
+    /// Sum of the weights of the trajectory's valid leaves (the tree).
+    tree: T,
+    /// Sum of the weights of the subtree being built.
+    subtree: T,
+}
+
+impl<T: Real> Weights<T> {
+    /// The largest weight before a rebase, 2⁶⁴ (f32 holds 2¹⁰ leaves of it).
+    const MAX_WEIGHT: f64 = 18_446_744_073_709_551_616.0;
+
+    /// The weight of a leaf of energy `energy` whose exp(H₀ − H) is `ratio`,
+    /// rebasing first when it would exceed `MAX_WEIGHT`.
+    #[inline]
+    fn leaf(&mut self, h0: T, energy: T, ratio: T) -> T {
+        let weight = if self.reference == h0 {
+            ratio
+        } else {
+            (self.reference - energy).exp()
+        };
+        if weight <= T::from_f64(Self::MAX_WEIGHT) {
+            return weight;
+        }
+        // exp(H − reference) < 2⁻⁶⁴: may underflow to 0, which is harmless.
+        let scale = (energy - self.reference).exp();
+        self.tree *= scale;
+        self.subtree *= scale;
+        self.reference = energy;
+        T::ONE
     }
 }
 
@@ -435,9 +466,10 @@ fn two_mut<X>(xs: &mut [X], a: usize, b: usize) -> Option<(&mut X, &mut X)> {
 }
 
 /// How a new subtree ended.
-enum Subtree<T> {
-    /// All 2^depth leaves built, no divergence, no inner U-turn: log W_s.
-    Valid(T),
+enum Subtree {
+    /// All 2^depth leaves built, no divergence, no inner U-turn; its weight
+    /// is in `Weights::subtree`.
+    Valid,
     /// A divergence or an inner U-turn: the subtree is discarded.
     Invalid,
 }
@@ -455,9 +487,10 @@ struct Tally<T> {
 /// (default 10, Stan's; the storage grows linearly with it). An exact
 /// (π-invariant) sampler for a fixed step size and metric.
 ///
-/// Random numbers per draw: D standard normals, then per doubling one uniform
-/// for the direction, one per non-divergent leaf and one after a valid
-/// subtree (`docs/NUTS.md`).
+/// Random numbers per draw: D standard normals (by the ziggurat,
+/// [`fill_standard_normal_ziggurat`]), then per doubling one uniform for the
+/// direction, one per non-divergent leaf and one after a valid subtree
+/// (`docs/NUTS.md`).
 #[derive(Debug, Clone)]
 pub struct Nuts<T, const D: usize, K, const MAX_DEPTH: usize = 10> {
     settings: NutsSettings<T>,
@@ -610,7 +643,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         let mut eps = self.settings.step_size;
         let mut direction = 0i8;
         for _ in 0..50 {
-            fill_standard_normal(rng, &mut self.normals);
+            fill_standard_normal_ziggurat(rng, &mut self.normals);
             // `forward` is free between draws: step() starts it afresh.
             let point = &mut self.forward;
             let state = &self.samples[self.current & 1];
@@ -660,7 +693,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         let max_depth = (self.settings.max_tree_depth as usize).min(MAX_DEPTH);
 
         // The initial point: momentum, velocity, energy.
-        fill_standard_normal(rng, &mut self.normals);
+        fill_standard_normal_ziggurat(rng, &mut self.normals);
         {
             let start = &mut self.backward;
             let state = &self.samples[self.current & 1];
@@ -707,7 +740,11 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             return stats;
         }
 
-        let mut log_weight = T::ZERO;
+        let mut weights = Weights {
+            reference: h0,
+            tree: T::ONE,
+            subtree: T::ZERO,
+        };
         let mut depth = 0usize;
         let mut turned = false;
         while depth < max_depth {
@@ -724,17 +761,19 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
                 self.end_momentum = end.momentum;
                 self.end_velocity = end.velocity;
             }
-            let outcome = self.build_subtree(depth, forward, h, h0, target, rng, &mut tally);
-            let Subtree::Valid(log_weight_subtree) = outcome else {
+            let outcome =
+                self.build_subtree(depth, forward, h, h0, target, rng, &mut tally, &mut weights);
+            let Subtree::Valid = outcome else {
                 break;
             };
             depth += 1;
+            // u ≤ W_s / W, as u ≤ exp(log W_s − log W) (docs/NUTS.md).
             let u = T::uniform_open_closed(rng);
-            if u <= (log_weight_subtree - log_weight).exp() {
+            if u * weights.tree <= weights.subtree {
                 self.current ^= 1;
                 stats.moved = true;
             }
-            log_weight = log_sum_exp(log_weight, log_weight_subtree);
+            weights.tree += weights.subtree;
 
             // Join in trajectory order and check the whole trajectory.
             let span = &self.spans[self.slot[depth - 1]];
@@ -799,7 +838,8 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         target: &P,
         rng: &mut R,
         tally: &mut Tally<T>,
-    ) -> Subtree<T> {
+        weights: &mut Weights<T>,
+    ) -> Subtree {
         let Nuts {
             settings,
             metric,
@@ -815,7 +855,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         let point = if forward { forward_end } else { backward_end };
         let leaves = 1usize << depth;
         let threshold = settings.max_energy_error;
-        let mut log_weight = T::ZERO;
+        weights.subtree = T::ZERO;
         for n in 0..leaves {
             let finite_position = point.leapfrog(h, metric, target);
             tally.leapfrog_steps += 1;
@@ -838,13 +878,12 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             };
             tally.acceptance_sum += accept;
             tally.symmetric_acceptance_sum += T::TWO * accept / (T::ONE + ratio);
-            log_weight = if n == 0 {
-                -energy_error
-            } else {
-                log_sum_exp(log_weight, -energy_error)
-            };
+            // The leaf becomes the candidate with probability w / W_s (as
+            // u ≤ exp(−ΔH − log W_s); always for the first leaf).
+            let weight = weights.leaf(h0, point.energy, ratio);
+            weights.subtree += weight;
             let u = T::uniform_open_closed(rng);
-            if u <= (-energy_error - log_weight).exp() {
+            if u * weights.subtree <= weight {
                 candidate.take(point);
             }
 
@@ -897,6 +936,6 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
                 slot.swap(level, depth);
             }
         }
-        Subtree::Valid(log_weight)
+        Subtree::Valid
     }
 }

@@ -5,8 +5,9 @@
 use std::time::Instant;
 
 use qnmc::adaptation::{
-    AcceptanceStatistic, AdaptiveNuts, DenseEstimator, DiagonalEstimator, DualAveragingSettings,
-    IdentityEstimator, LbfgsEstimator, MetricEstimator, Warmup, WarmupSchedule,
+    AcceptanceStatistic, AdaptiveNuts, DEFAULT_RANK_TOLERANCE, DenseEstimator, DiagonalEstimator,
+    DualAveragingSettings, IdentityEstimator, LbfgsEstimator, MetricEstimator, Warmup,
+    WarmupSchedule,
 };
 use qnmc::lbfgs::InitialScaling;
 use qnmc::metric::{DenseMetric, DiagonalMetric, IdentityMetric, LbfgsMetric};
@@ -143,7 +144,7 @@ pub(crate) fn run_memory_chain<const D: usize, const M: usize>(
             go!(job, x, Hamcmc::<f64, D, M>::new(settings, x.start))
         }
         SamplerKind::Nuts => {
-            let estimator = LbfgsEstimator::<f64, D, M>::new(0.0)
+            let estimator = LbfgsEstimator::<f64, D, M>::new(DEFAULT_RANK_TOLERANCE)
                 .map_err(sampler_error(job.kind))?
                 .with_max_pairs(s.memory_for(job.kind));
             let metric = LbfgsMetric::<f64, D, M>::identity();

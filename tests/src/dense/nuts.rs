@@ -13,7 +13,7 @@
 //! come exactly in the documented order:
 //!
 //! ```text
-//! D normals (fill_standard_normal), then per doubling:
+//! D normals (fill_standard_normal_ziggurat), then per doubling:
 //!   u_dir; one u_leaf per non-divergent leaf; u_top after a valid subtree
 //! ```
 //!
@@ -25,7 +25,7 @@ use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use rand_core::Rng;
 
 use super::targets::DenseTarget;
-use super::util::{draw_normals, draw_uniform, finite};
+use super::util::{draw_normals_ziggurat, draw_uniform, finite};
 
 /// What one reference transition did (the fields of the core's `NutsStats`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -185,7 +185,7 @@ impl DenseNuts {
     ) -> DenseNutsStep {
         let eps = self.step_size;
         // 1. Momentum and the initial state, the only leaf of the tree.
-        let z = draw_normals(rng, self.position.len());
+        let z = draw_normals_ziggurat(rng, self.position.len());
         let p0 = &self.momentum_factor * z;
         let v0 = &self.inverse_metric * &p0;
         let h0 = self.potential + 0.5 * p0.dot(&v0);

@@ -4,7 +4,7 @@
 
 use nalgebra::{DMatrix, DVector};
 use qnmc::Real;
-use qnmc::random::fill_standard_normal;
+use qnmc::random::{fill_standard_normal, fill_standard_normal_ziggurat};
 use rand_core::Rng;
 
 /// D standard normals from `rng`, drawn exactly as the core draws them
@@ -12,6 +12,14 @@ use rand_core::Rng;
 pub fn draw_normals<R: Rng + ?Sized>(rng: &mut R, dim: usize) -> DVector<f64> {
     let mut buf = vec![0.0f64; dim];
     fill_standard_normal(rng, &mut buf);
+    DVector::from_vec(buf)
+}
+
+/// `dim` standard normals drawn as the core's NUTS draws its momenta (the
+/// ziggurat).
+pub fn draw_normals_ziggurat<R: Rng + ?Sized>(rng: &mut R, dim: usize) -> DVector<f64> {
+    let mut buf = vec![0.0f64; dim];
+    fill_standard_normal_ziggurat(rng, &mut buf);
     DVector::from_vec(buf)
 }
 
