@@ -114,6 +114,117 @@ fn dot_wide_lanes<T: Real, const D: usize, const K: usize>(
     acc
 }
 
+/// `x` ← (`load(i)` for every i) and [`dot_wide_many`]`(a, x)` in the same
+/// pass: bit for bit storing x first and then taking the dot products, one
+/// pass over memory instead of two.
+#[inline]
+pub(crate) fn store_and_dot_wide_many<T: Real, const D: usize, const K: usize>(
+    a: [&[T; D]; K],
+    load: impl Fn(usize) -> T,
+    x: &mut [T; D],
+) -> [T; K] {
+    store_and_dot_wide_lanes(a, load, x).map(|l| (l[0] + l[1]) + (l[2] + l[3]))
+}
+
+/// The lanes of [`store_and_dot_wide_many`] (not inlined, as
+/// [`dot_wide_lanes`]).
+#[inline(never)]
+fn store_and_dot_wide_lanes<T: Real, const D: usize, const K: usize>(
+    a: [&[T; D]; K],
+    load: impl Fn(usize) -> T,
+    x: &mut [T; D],
+) -> [[T; DOT_WIDE_LANES]; K] {
+    let mut acc = [[T::ZERO; DOT_WIDE_LANES]; K];
+    let blocks = D / DOT_WIDE_LANES;
+    for q in 0..blocks {
+        let base = q * DOT_WIDE_LANES;
+        let mut block = [T::ZERO; DOT_WIDE_LANES];
+        for (l, b) in block.iter_mut().enumerate() {
+            *b = load(base + l);
+            x[base + l] = *b;
+        }
+        for (acc_k, a_k) in acc.iter_mut().zip(a) {
+            for l in 0..DOT_WIDE_LANES {
+                acc_k[l] += a_k[base + l] * block[l];
+            }
+        }
+    }
+    for i in blocks * DOT_WIDE_LANES..D {
+        let xi = load(i);
+        x[i] = xi;
+        for (acc_k, a_k) in acc.iter_mut().zip(a) {
+            acc_k[i % DOT_WIDE_LANES] += a_k[i] * xi;
+        }
+    }
+    acc
+}
+
+/// y ← (y + Σₖ αₖ xₖ) ∘ w: bit for bit [`axpy_many`] followed by the
+/// componentwise product, in one pass.
+#[inline]
+pub(crate) fn axpy_many_then_scale<T: Real, const D: usize, const K: usize>(
+    alpha: [T; K],
+    x: [&[T; D]; K],
+    w: &[T; D],
+    y: &mut [T; D],
+) {
+    for i in 0..D {
+        let mut yi = y[i];
+        for k in 0..K {
+            yi += alpha[k] * x[k][i];
+        }
+        y[i] = yi * w[i];
+    }
+}
+
+/// The closing half kick of a leapfrog step and its kinetic energy in one
+/// pass: p ← p − h g, v ← v − h w, returning ½ p·v summed as [`dot_wide`]
+/// (bit for bit the two loops followed by `0.5 * dot_wide(p, v)`).
+#[inline]
+pub fn half_kick_and_kinetic_energy<T: Real, const D: usize>(
+    h: T,
+    gradient: &[T; D],
+    gradient_velocity: &[T; D],
+    momentum: &mut [T; D],
+    velocity: &mut [T; D],
+) -> T {
+    let acc = half_kick_lanes(h, gradient, gradient_velocity, momentum, velocity);
+    T::HALF * ((acc[0] + acc[1]) + (acc[2] + acc[3]))
+}
+
+/// The kick of [`half_kick_and_kinetic_energy`] and the four lanes of p·v
+/// (not inlined, as [`dot_wide_lanes`]).
+#[inline(never)]
+fn half_kick_lanes<T: Real, const D: usize>(
+    h: T,
+    gradient: &[T; D],
+    gradient_velocity: &[T; D],
+    momentum: &mut [T; D],
+    velocity: &mut [T; D],
+) -> [T; DOT_WIDE_LANES] {
+    let mut acc = [T::ZERO; DOT_WIDE_LANES];
+    let blocks = D / DOT_WIDE_LANES;
+    for q in 0..blocks {
+        let base = q * DOT_WIDE_LANES;
+        for l in 0..DOT_WIDE_LANES {
+            let i = base + l;
+            let p = momentum[i] - h * gradient[i];
+            let v = velocity[i] - h * gradient_velocity[i];
+            momentum[i] = p;
+            velocity[i] = v;
+            acc[l] += p * v;
+        }
+    }
+    for i in blocks * DOT_WIDE_LANES..D {
+        let p = momentum[i] - h * gradient[i];
+        let v = velocity[i] - h * gradient_velocity[i];
+        momentum[i] = p;
+        velocity[i] = v;
+        acc[i % DOT_WIDE_LANES] += p * v;
+    }
+    acc
+}
+
 /// y ← y + Σₖ αₖ xₖ, adding the terms to each yᵢ in order k = 0, 1, …: bit
 /// for bit the K calls `axpy(α₀, x₀, y)`, `axpy(α₁, x₁, y)`, … in one pass
 /// over y.
@@ -211,6 +322,31 @@ mod tests {
         let mut fused = x;
         axpy_many([0.3, -1.7, 2.1], [&a, &b, &c], &mut fused);
         assert_eq!(one.map(f64::to_bits), fused.map(f64::to_bits));
+
+        // Scale, then dot: x = w ∘ b stored and dotted in one pass.
+        let w = v(-0.7);
+        let mut stored = [0.0; D];
+        let many = store_and_dot_wide_many([&a, &c], |i| w[i] * b[i], &mut stored);
+        let scaled: [f64; D] = core::array::from_fn(|i| w[i] * b[i]);
+        assert_eq!(stored.map(f64::to_bits), scaled.map(f64::to_bits));
+        assert_eq!(many[0].to_bits(), dot_wide(&a, &scaled).to_bits());
+        assert_eq!(many[1].to_bits(), dot_wide(&c, &scaled).to_bits());
+
+        // axpys, then the componentwise product.
+        let mut fused = x;
+        axpy_many_then_scale([0.3, -1.7, 2.1], [&a, &b, &c], &w, &mut fused);
+        let one: [f64; D] = core::array::from_fn(|i| one[i] * w[i]);
+        assert_eq!(one.map(f64::to_bits), fused.map(f64::to_bits));
+
+        // The half kick and ½ p·v.
+        let (mut p, mut q) = (a, b);
+        let kinetic = half_kick_and_kinetic_energy(0.37, &c, &x, &mut p, &mut q);
+        let (mut p_one, mut q_one) = (a, b);
+        axpy(-0.37, &c, &mut p_one);
+        axpy(-0.37, &x, &mut q_one);
+        assert_eq!(p.map(f64::to_bits), p_one.map(f64::to_bits));
+        assert_eq!(q.map(f64::to_bits), q_one.map(f64::to_bits));
+        assert_eq!(kinetic.to_bits(), (0.5 * dot_wide(&p_one, &q_one)).to_bits());
     }
 
     #[test]

@@ -82,9 +82,9 @@ pub trait Real:
     fn ziggurat_word<R: Rng + ?Sized>(rng: &mut R) -> (usize, Self);
     /// The ziggurat's layer widths X[0..=128] in this precision.
     const ZIGGURAT_X: &'static [Self; 129];
-    /// exp(−X[i]²/2) in this precision (F[128] = 1).
+    /// exp(−X\[i\]²/2) in this precision (F\[128\] = 1).
     const ZIGGURAT_F: &'static [Self; 129];
-    /// Where the ziggurat's tail begins, X[1].
+    /// Where the ziggurat's tail begins, X\[1\].
     const ZIGGURAT_R: Self;
 }
 

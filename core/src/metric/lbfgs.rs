@@ -7,10 +7,54 @@ use super::Metric;
 use crate::Real;
 use crate::error::{Error, require_non_negative};
 use crate::lbfgs::LbfgsMemory;
-use crate::linalg::{axpy, axpy_many, dot_wide, dot_wide_many};
+use crate::linalg::{
+    axpy, axpy_many, axpy_many_then_scale, dot_wide, dot_wide_many, store_and_dot_wide_many,
+};
 
 /// Directions per pass of [`LbfgsMetric`]'s O(rD) operations.
 const GROUP: usize = 4;
+
+/// Runs `$body` with `$u` bound to an array of references to the 1 to
+/// [`GROUP`] directions of the slice `$group` (a const length for the
+/// kernels); nothing for an empty or longer slice, which the callers never
+/// pass.
+macro_rules! with_group {
+    ($group:expr, |$u:ident| $body:expr) => {
+        match $group {
+            [a, b, c, d] => {
+                let $u = [a, b, c, d];
+                $body
+            }
+            [a, b, c] => {
+                let $u = [a, b, c];
+                $body
+            }
+            [a, b] => {
+                let $u = [a, b];
+                $body
+            }
+            [a] => {
+                let $u = [a];
+                $body
+            }
+            _ => {}
+        }
+    };
+}
+
+/// `out` ← `values` (equal lengths by construction; no panic path).
+#[inline]
+fn set<T: Copy, const K: usize>(out: &mut [T], values: [T; K]) {
+    for (o, v) in out.iter_mut().zip(values) {
+        *o = v;
+    }
+}
+
+/// The first K coefficients of a group as an array (missing ones zero).
+#[inline]
+fn group_coefficients<T: Real, const K: usize>(c: &[T]) -> [T; K] {
+    core::array::from_fn(|k| c.get(k).copied().unwrap_or(T::ZERO))
+}
 
 /// Most Jacobi sweeps (each sweep rotates every off-diagonal pair once).
 const MAX_JACOBI_SWEEPS: usize = 50;
@@ -534,6 +578,13 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
     }
 
     /// `out` ← post ∘ (x + U (coefficients ∘ Uᵀx)), x = pre ∘ `input`.
+    ///
+    /// ck = ak (uk · x), up to four directions per pass over x (the same
+    /// bits as one [`dot_wide`] each: the r sums are independent), the first
+    /// pass also forming x; then x += Σk ck uk, up to four directions per
+    /// pass, each xi gaining its terms in order k (the same bits as r axpys in
+    /// order), the last pass also multiplying by `post`. For r ≤ 4 that is two
+    /// passes over memory.
     #[inline]
     fn apply(
         &self,
@@ -543,52 +594,52 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
         post: Option<&[T; D]>,
         out: &mut [T; D],
     ) {
-        match pre {
-            Some(w) => {
-                for i in 0..D {
-                    out[i] = w[i] * input[i];
-                }
-            }
-            None => *out = *input,
-        }
         let directions = self.directions.as_flattened();
         let rank = self.rank.min(directions.len());
         let (directions, coefficients) =
             (&directions[..rank], &coefficients.as_flattened()[..rank]);
+        if rank == 0 {
+            for i in 0..D {
+                let x = pre.map_or(input[i], |w| w[i] * input[i]);
+                out[i] = post.map_or(x, |w| x * w[i]);
+            }
+            return;
+        }
         let mut c = [[T::ZERO; M]; 2];
         let c = &mut c.as_flattened_mut()[..rank];
-        // ck = ak (uk · x), four directions per pass over x (the same bits as
-        // one dot_wide each: the r sums are independent), then
-        // x += Σk ck uk, four directions per pass, each xi gaining its terms
-        // in order k (the same bits as r axpys in order).
-        let mut groups = directions.chunks_exact(GROUP);
-        let mut c_groups = c.chunks_exact_mut(GROUP);
-        for (u, ck) in (&mut groups).zip(&mut c_groups) {
-            let d = dot_wide_many([&u[0], &u[1], &u[2], &u[3]], out);
-            ck.copy_from_slice(&d);
+        let first = rank.min(GROUP);
+        let (u0, rest) = directions.split_at(first);
+        let (c0, c_rest) = c.split_at_mut(first);
+        match pre {
+            Some(w) => with_group!(u0, |u| set(
+                c0,
+                store_and_dot_wide_many(u, |i| w[i] * input[i], out)
+            )),
+            None => with_group!(u0, |u| set(
+                c0,
+                store_and_dot_wide_many(u, |i| input[i], out)
+            )),
         }
-        for (u, ck) in groups.remainder().iter().zip(c_groups.into_remainder()) {
-            *ck = dot_wide(u, out);
+        for (u, ck) in rest.chunks(GROUP).zip(c_rest.chunks_mut(GROUP)) {
+            with_group!(u, |u| set(ck, dot_wide_many(u, out)));
         }
         for (ck, a) in c.iter_mut().zip(coefficients) {
             *ck = *a * *ck;
         }
-        let mut groups = directions.chunks_exact(GROUP);
-        let mut c_groups = c.chunks_exact(GROUP);
-        for (u, ck) in (&mut groups).zip(&mut c_groups) {
-            axpy_many(
-                [ck[0], ck[1], ck[2], ck[3]],
-                [&u[0], &u[1], &u[2], &u[3]],
-                out,
-            );
+        let last = (rank - 1) / GROUP * GROUP;
+        let (u_body, u_last) = directions.split_at(last);
+        let (c_body, c_last) = c.split_at(last);
+        for (u, ck) in u_body.chunks(GROUP).zip(c_body.chunks(GROUP)) {
+            with_group!(u, |u| axpy_many(group_coefficients(ck), u, out));
         }
-        for (u, ck) in groups.remainder().iter().zip(c_groups.remainder()) {
-            axpy(*ck, u, out);
-        }
-        if let Some(w) = post {
-            for i in 0..D {
-                out[i] *= w[i];
-            }
+        match post {
+            Some(w) => with_group!(u_last, |u| axpy_many_then_scale(
+                group_coefficients(c_last),
+                u,
+                w,
+                out
+            )),
+            None => with_group!(u_last, |u| axpy_many(group_coefficients(c_last), u, out)),
         }
     }
 

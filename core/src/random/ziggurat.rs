@@ -2,18 +2,17 @@
 //! layers, in the working precision.
 //!
 //! One word of the generator gives a layer i and a uniform u on [−1, 1) (its
-//! sign is the draw's); x = u·X[i] is returned at once when |x| < X[i+1]
+//! sign is the draw's); x = u·X\[i\] is returned at once when |x| < X\[i+1\]
 //! (inside the layer's rectangle under the curve: 98.8 % of draws, a
-//! multiply and a compare, no branch on the sign). Otherwise layer 0 draws from the tail beyond R = X[1]
+//! multiply and a compare, no branch on the sign). Otherwise layer 0 draws from the tail beyond R = X\[1\]
 //! (Marsaglia 1964: a = −ln u₁ / R, b = −ln u₂, accepted when 2b > a²,
 //! giving R + a) and the other layers accept x when a uniform height in the
 //! layer lies under exp(−x²/2); a rejected draw starts over with a new word.
 //! About 1.03 words per normal and an `exp` or `ln` for 1.2 % of them,
 //! against Box–Muller's `ln`, `sqrt` and `sincos` per pair. With
-//! rand_xorshift 100 normals take 0.67 µs instead of 1.19 µs (f32: 0.62
-//! instead of 0.89; `cargo bench -p qnmc-benches --bench step -- normals`):
-//! the generator's state update, about 5 ns per 64-bit word, is then most
-//! of the cost.
+//! rand_xorshift, [`fill_standard_normal_ziggurat`] draws 100 normals in
+//! 0.36 µs against Box–Muller's 1.24 µs (f32: 0.28 against 0.97; medians of
+//! three runs of `cargo bench -p qnmc-benches --bench step -- normals/`).
 //!
 //! The tables (`ziggurat_tables.rs`, written by `scripts/ziggurat-tables.py`)
 //! are literals in each precision and every operation is IEEE or libm, so
@@ -34,17 +33,46 @@ const MAX_TRIES: usize = 64;
 /// One standard normal draw by the ziggurat method.
 #[inline]
 pub fn standard_normal_ziggurat<T: Real, R: Rng + ?Sized>(rng: &mut R) -> T {
-    let (x_table, f_table) = (T::ZIGGURAT_X, T::ZIGGURAT_F);
-    for _ in 0..MAX_TRIES {
-        // u on [−1, 1): x carries its sign, the tests use |x|.
-        let (layer, u) = T::ziggurat_word(rng);
-        let layer = layer % LAYERS;
-        let x = u * x_table[layer];
-        if x.abs() < x_table[layer + 1] {
-            return x;
-        }
-        if let Some(x) = outside_the_rectangle(rng, layer, x, f_table) {
-            return x;
+    match try_rectangle(rng) {
+        Ok(x) => x,
+        Err((layer, x)) => after_a_miss(rng, layer, x),
+    }
+}
+
+/// A first try: one word, accepted when inside its layer's rectangle,
+/// otherwise its layer and x.
+#[inline]
+fn try_rectangle<T: Real, R: Rng + ?Sized>(rng: &mut R) -> Result<T, (usize, T)> {
+    let x_table = T::ZIGGURAT_X;
+    // u on [−1, 1): x carries its sign, the tests use |x|.
+    let (layer, u) = T::ziggurat_word(rng);
+    let layer = layer % LAYERS;
+    let x = u * x_table[layer];
+    if x.abs() < x_table[layer + 1] {
+        Ok(x)
+    } else {
+        Err((layer, x))
+    }
+}
+
+/// The rest of a draw whose first try missed its rectangle (`layer`, `x`):
+/// the wedge or tail test of that try, then up to `MAX_TRIES − 1` more
+/// tries, then Box–Muller.
+#[cold]
+#[inline(never)]
+fn after_a_miss<T: Real, R: Rng + ?Sized>(rng: &mut R, layer: usize, x: T) -> T {
+    let f_table = T::ZIGGURAT_F;
+    if let Some(x) = outside_the_rectangle(rng, layer, x, f_table) {
+        return x;
+    }
+    for _ in 1..MAX_TRIES {
+        match try_rectangle(rng) {
+            Ok(x) => return x,
+            Err((layer, x)) => {
+                if let Some(x) = outside_the_rectangle(rng, layer, x, f_table) {
+                    return x;
+                }
+            }
         }
     }
     standard_normal_pair::<T, R>(rng).0
@@ -84,10 +112,39 @@ fn tail<T: Real, R: Rng + ?Sized>(rng: &mut R) -> Option<T> {
     None
 }
 
-/// Fills `out` with independent standard normal draws by the ziggurat method.
+/// Fills `out` with independent standard normal draws by the ziggurat method
+/// (the same draws as [`standard_normal_ziggurat`] for each entry in turn).
+///
+/// The first tries run in a loop without calls, which lets the compiler keep
+/// the generator's state in registers; a miss leaves that loop for the rest
+/// of its draw and comes back. With rand_xorshift that halves the time of
+/// 100 normals (0.67 → 0.36 µs; f32 0.62 → 0.28): one draw per call of
+/// [`standard_normal_ziggurat`] stores and reloads the state every time.
 pub fn fill_standard_normal_ziggurat<T: Real, R: Rng + ?Sized>(rng: &mut R, out: &mut [T]) {
-    for z in out {
-        *z = standard_normal_ziggurat(rng);
+    let mut rest = out;
+    loop {
+        let mut filled = 0;
+        let mut miss = None;
+        for z in rest.iter_mut() {
+            match try_rectangle(rng) {
+                Ok(x) => {
+                    *z = x;
+                    filled += 1;
+                }
+                Err(m) => {
+                    miss = Some(m);
+                    break;
+                }
+            }
+        }
+        let Some((layer, x)) = miss else {
+            return;
+        };
+        let Some((z, tail)) = rest.get_mut(filled..).and_then(|r| r.split_first_mut()) else {
+            return;
+        };
+        *z = after_a_miss(rng, layer, x);
+        rest = tail;
     }
 }
 
@@ -201,6 +258,54 @@ mod tests {
         assert_eq!(x, y);
     }
 
+    /// A generator that counts the words it hands out.
+    struct Counting(XorShiftRng, usize);
+
+    impl TryRng for Counting {
+        type Error = Infallible;
+        fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+            self.1 += 1;
+            Ok(self.0.next_u32())
+        }
+        fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+            self.1 += 1;
+            Ok(self.0.next_u64())
+        }
+        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+            self.0.fill_bytes(dst);
+            Ok(())
+        }
+    }
+
+    /// The fill (a call-free loop of first tries, leaving it at each miss)
+    /// gives the draws of one `standard_normal_ziggurat` per entry, misses
+    /// included: 20 000 draws in blocks of 1 to 100, the streams end in the
+    /// same state, and the misses really happened (about 1.2 % of first tries
+    /// miss, each taking at least one more word: more than 100 extra words).
+    fn check_fill_matches_single_draws<T: Real + PartialEq + core::fmt::Debug>() {
+        let mut a = Counting(XorShiftRng::seed_from_u64(17), 0);
+        let mut b = XorShiftRng::seed_from_u64(17);
+        let mut buf = [T::ZERO; 100];
+        let mut draws = 0;
+        for block in 0..400 {
+            let len = 1 + (block * 37) % 100;
+            fill_standard_normal_ziggurat(&mut a, &mut buf[..len]);
+            for (i, z) in buf[..len].iter().enumerate() {
+                let single: T = standard_normal_ziggurat(&mut b);
+                assert_eq!(*z, single, "block {block}, entry {i}");
+            }
+            draws += len;
+        }
+        assert!(a.1 > draws + 100, "{} words for {draws} draws", a.1);
+        assert_eq!(a.0.next_u64(), b.next_u64());
+    }
+
+    #[test]
+    fn fill_matches_single_draws() {
+        check_fill_matches_single_draws::<f64>();
+        check_fill_matches_single_draws::<f32>();
+    }
+
     /// A generator that returns the same word forever.
     struct Constant(u64);
 
@@ -229,6 +334,9 @@ mod tests {
             assert!(z.is_finite(), "{word:#x}: {z}");
             let z: f32 = standard_normal_ziggurat(&mut Constant(word));
             assert!(z.is_finite(), "{word:#x}: {z}");
+            let mut zs = [0.0f64; 5];
+            fill_standard_normal_ziggurat(&mut Constant(word), &mut zs);
+            assert!(zs.iter().all(|z| z.is_finite()), "{word:#x}: {zs:?}");
         }
         let z: f64 = standard_normal_ziggurat(&mut Constant(0));
         assert_eq!(z, 0.0);

@@ -48,6 +48,7 @@ use crate::Real;
 use crate::error::{Error, require_positive};
 #[cfg(doc)]
 use crate::linalg::dot_wide;
+use crate::linalg::half_kick_and_kinetic_energy;
 use crate::metric::Metric;
 use crate::random::fill_standard_normal_ziggurat;
 use crate::stats::StepStats;
@@ -206,11 +207,14 @@ impl<T: Real, const D: usize> PhasePoint<T, D> {
         }
         self.potential = target.potential_and_gradient(&self.position, &mut self.gradient);
         metric.velocity(&self.gradient, &mut self.gradient_velocity);
-        for i in 0..D {
-            self.momentum[i] -= half * self.gradient[i];
-            self.velocity[i] -= half * self.gradient_velocity[i];
-        }
-        self.energy = self.potential + metric.kinetic_energy(&self.momentum, &self.velocity);
+        self.energy = self.potential
+            + half_kick_and_kinetic_energy(
+                half,
+                &self.gradient,
+                &self.gradient_velocity,
+                &mut self.momentum,
+                &mut self.velocity,
+            );
         true
     }
 }
