@@ -346,7 +346,10 @@ mod tests {
         axpy(-0.37, &x, &mut q_one);
         assert_eq!(p.map(f64::to_bits), p_one.map(f64::to_bits));
         assert_eq!(q.map(f64::to_bits), q_one.map(f64::to_bits));
-        assert_eq!(kinetic.to_bits(), (0.5 * dot_wide(&p_one, &q_one)).to_bits());
+        assert_eq!(
+            kinetic.to_bits(),
+            (0.5 * dot_wide(&p_one, &q_one)).to_bits()
+        );
     }
 
     #[test]
