@@ -1017,6 +1017,61 @@ mod tests {
         assert_eq!(metric.base(), &[4.0, 1.0]);
     }
 
+    /// The grouped, fused passes of `apply` give the bits of the plain
+    /// formula post ∘ (x + Σk ck uk), ck = ak · dot_wide(uk, x), x = pre ∘
+    /// input, summed one direction at a time, at every rank 0..=2M (groups
+    /// of four plus a remainder of 0–3), with and without pre and post.
+    #[test]
+    fn fused_passes_match_the_plain_formula_at_every_rank() {
+        const D: usize = 11;
+        const M: usize = 5;
+        let value = |i: usize, j: usize| ((i * 31 + j * 17 + 7) % 23) as f64 / 7.0 - 1.5;
+        let mut metric = LbfgsMetric::<f64, D, M>::identity();
+        for (k, u) in metric.directions.as_flattened_mut().iter_mut().enumerate() {
+            *u = core::array::from_fn(|i| value(i, k));
+        }
+        let mut coefficients = [[0.0; M]; 2];
+        for (k, a) in coefficients.as_flattened_mut().iter_mut().enumerate() {
+            *a = 0.3 + 0.1 * k as f64;
+        }
+        let input: [f64; D] = core::array::from_fn(|i| value(i, 99) + 0.25);
+        let pre: [f64; D] = core::array::from_fn(|i| 0.5 + 0.1 * i as f64);
+        let post: [f64; D] = core::array::from_fn(|i| 2.0 - 0.07 * i as f64);
+        for rank in 0..=2 * M {
+            metric.rank = rank;
+            for (pre, post) in [
+                (None, None),
+                (Some(&pre), None),
+                (None, Some(&post)),
+                (Some(&pre), Some(&post)),
+            ] {
+                let mut fused = [0.0; D];
+                metric.apply(&input, pre, &coefficients, post, &mut fused);
+                let mut x: [f64; D] =
+                    core::array::from_fn(|i| pre.map_or(input[i], |w| w[i] * input[i]));
+                let directions = metric.directions.as_flattened();
+                let c: [f64; 2 * M] = core::array::from_fn(|k| {
+                    coefficients.as_flattened()[k] * dot_wide(&directions[k], &x)
+                });
+                for k in 0..rank {
+                    axpy(c[k], &directions[k], &mut x);
+                }
+                if let Some(w) = post {
+                    for i in 0..D {
+                        x[i] *= w[i];
+                    }
+                }
+                assert_eq!(
+                    fused.map(f64::to_bits),
+                    x.map(f64::to_bits),
+                    "rank {rank}, pre {}, post {}",
+                    pre.is_some(),
+                    post.is_some()
+                );
+            }
+        }
+    }
+
     #[test]
     fn identity_and_empty_memories() {
         let id = LbfgsMetric::<f32, 3, 2>::identity();
