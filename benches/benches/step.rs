@@ -187,12 +187,23 @@ fn per_leapfrog<K: Metric<f64, D>, P: Potential<f64, D>, const D: usize>(
     start.elapsed().mul_f64(leapfrogs as f64 / done as f64)
 }
 
+/// Runs `f` with the AVX2 copies of the kernels forbidden (the `_portable`
+/// benches: what a processor without AVX2, or a `no_std` build, runs; the
+/// same bits, see `qnmc::vector_extensions`).
+fn portable_kernels(f: impl FnOnce()) {
+    qnmc::vector_extensions::set_avx2_allowed(false);
+    f();
+    qnmc::vector_extensions::set_avx2_allowed(true);
+}
+
 /// Time per leapfrog step of NUTS (whole transitions: momentum, tree
 /// building, U-turn checks, multinomial sampling), reported per leapfrog
 /// step: criterion's iteration count is spent in leapfrog steps, not draws.
 /// `gradient` is the target alone, so the sampler's overhead per leapfrog is
 /// the difference. Metrics: diagonal, and the quasi-Newton metric at full
-/// rank 2M (every pair kept, the most expensive case).
+/// rank 2M (every pair kept, the most expensive case). Each with the kernels
+/// this machine runs by default (AVX2 when present) and with the portable
+/// ones (`_portable`).
 fn bench_nuts_leapfrog<const D: usize, const M: usize>(c: &mut Criterion) {
     let mut rng = XorShiftRng::seed_from_u64(5);
     let memory = cheap_gaussian_pairs::<D, M>(5);
@@ -216,6 +227,14 @@ fn bench_nuts_leapfrog<const D: usize, const M: usize>(c: &mut Criterion) {
     });
     group.bench_function("lbfgs_metric_full_rank", |b| {
         b.iter_custom(|n| per_leapfrog(&mut lbfgs, &CheapGaussian, &mut rng, n))
+    });
+    portable_kernels(|| {
+        group.bench_function("diagonal_metric_portable", |b| {
+            b.iter_custom(|n| per_leapfrog(&mut diag, &CheapGaussian, &mut rng, n))
+        });
+        group.bench_function("lbfgs_metric_full_rank_portable", |b| {
+            b.iter_custom(|n| per_leapfrog(&mut lbfgs, &CheapGaussian, &mut rng, n))
+        });
     });
     group.finish();
 }
@@ -266,6 +285,11 @@ fn bench_nuts_leapfrog_learned<const D: usize, const M: usize>(c: &mut Criterion
     group.bench_function("lbfgs_metric_learned", |b| {
         b.iter_custom(|n| per_leapfrog(&mut nuts, &CorrelatedGaussian, &mut rng, n))
     });
+    portable_kernels(|| {
+        group.bench_function("lbfgs_metric_learned_portable", |b| {
+            b.iter_custom(|n| per_leapfrog(&mut nuts, &CorrelatedGaussian, &mut rng, n))
+        });
+    });
     group.finish();
 }
 
@@ -315,6 +339,7 @@ fn bench_dot<const D: usize>(c: &mut Criterion) {
 }
 
 fn all(c: &mut Criterion) {
+    println!("kernels: {}", qnmc::vector_extensions::kernels_in_use());
     bench_qnhmc::<10, 2>(c);
     bench_qnhmc::<100, 2>(c);
     bench_qnhmc::<1000, 2>(c);

@@ -95,6 +95,9 @@
 // Numeric kernels index several parallel arrays at once; index loops say that best.
 #![allow(clippy::needless_range_loop)]
 
+#[cfg(all(feature = "std", not(test)))]
+extern crate std;
+
 pub mod adaptation;
 mod error;
 pub mod lbfgs;
@@ -105,6 +108,7 @@ mod real;
 pub mod samplers;
 mod stats;
 mod target;
+pub mod vector_extensions;
 
 pub use adaptation::{DualAveraging, DualAveragingSettings, StepSizeAdaptable, Warmup};
 pub use error::Error;

@@ -2,6 +2,7 @@
 //! multiply-add, no reordering, so results are identical on every target.
 
 use crate::Real;
+use crate::vector_extensions::vector_kernel;
 
 /// Σ aᵢ bᵢ.
 #[inline]
@@ -46,11 +47,12 @@ pub fn dot_wide<T: Real, const D: usize>(a: &[T; D], b: &[T; D]) -> T {
     dot_wide_slice(a, b)
 }
 
+vector_kernel! {
 /// [`dot_wide`] on slices, in the same order. Slices of different lengths are
 /// summed over the shorter length (the extra entries of the longer one are
 /// ignored; nothing panics).
 #[inline]
-pub fn dot_wide_slice<T: Real>(a: &[T], b: &[T]) -> T {
+pub fn dot_wide_slice[T: Real](a: &[T], b: &[T]) -> T {
     let mut acc = [T::ZERO; DOT_WIDE_LANES];
     let (chunks_a, chunks_b) = (
         a.chunks_exact(DOT_WIDE_LANES),
@@ -73,6 +75,7 @@ pub fn dot_wide_slice<T: Real>(a: &[T], b: &[T]) -> T {
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
+}
 
 /// [`dot_wide`] of every `a[k]` with the same `x`, in one pass: entry k of the
 /// result is bit for bit `dot_wide(a[k], x)` (each sum keeps its own four
@@ -86,13 +89,14 @@ pub(crate) fn dot_wide_many<T: Real, const D: usize, const K: usize>(
     dot_wide_lanes(a, x).map(|l| (l[0] + l[1]) + (l[2] + l[3]))
 }
 
+vector_kernel! {
 /// The four lane sums of each [`dot_wide`] of [`dot_wide_many`]. Not inlined:
 /// returned through memory, lanes (0, 1) and (2, 3) are neighbours, so the
 /// vectoriser packs them as they are loaded; inlined into the final
 /// (acc₀ + acc₁) + (acc₂ + acc₃) it packs lanes (0, 2) and (1, 3) instead and
 /// shuffles every block (about twice as slow, the same bits).
 #[inline(never)]
-fn dot_wide_lanes<T: Real, const D: usize, const K: usize>(
+fn dot_wide_lanes[T: Real, const D: usize, const K: usize](
     a: [&[T; D]; K],
     x: &[T; D],
 ) -> [[T; DOT_WIDE_LANES]; K] {
@@ -113,6 +117,7 @@ fn dot_wide_lanes<T: Real, const D: usize, const K: usize>(
     }
     acc
 }
+}
 
 /// `x` ← (`load(i)` for every i) and [`dot_wide_many`]`(a, x)` in the same
 /// pass: bit for bit storing x first and then taking the dot products, one
@@ -126,10 +131,11 @@ pub(crate) fn store_and_dot_wide_many<T: Real, const D: usize, const K: usize>(
     store_and_dot_wide_lanes(a, load, x).map(|l| (l[0] + l[1]) + (l[2] + l[3]))
 }
 
+vector_kernel! {
 /// The lanes of [`store_and_dot_wide_many`] (not inlined, as
 /// [`dot_wide_lanes`]).
 #[inline(never)]
-fn store_and_dot_wide_lanes<T: Real, const D: usize, const K: usize>(
+fn store_and_dot_wide_lanes[T: Real, const D: usize, const K: usize](
     a: [&[T; D]; K],
     load: impl Fn(usize) -> T,
     x: &mut [T; D],
@@ -158,11 +164,13 @@ fn store_and_dot_wide_lanes<T: Real, const D: usize, const K: usize>(
     }
     acc
 }
+}
 
+vector_kernel! {
 /// y ← (y + Σₖ αₖ xₖ) ∘ w: bit for bit [`axpy_many`] followed by the
 /// componentwise product, in one pass.
 #[inline]
-pub(crate) fn axpy_many_then_scale<T: Real, const D: usize, const K: usize>(
+pub(crate) fn axpy_many_then_scale[T: Real, const D: usize, const K: usize](
     alpha: [T; K],
     x: [&[T; D]; K],
     w: &[T; D],
@@ -175,6 +183,7 @@ pub(crate) fn axpy_many_then_scale<T: Real, const D: usize, const K: usize>(
         }
         y[i] = yi * w[i];
     }
+}
 }
 
 /// The closing half kick of a leapfrog step and its kinetic energy in one
@@ -192,10 +201,11 @@ pub fn half_kick_and_kinetic_energy<T: Real, const D: usize>(
     T::HALF * ((acc[0] + acc[1]) + (acc[2] + acc[3]))
 }
 
+vector_kernel! {
 /// The kick of [`half_kick_and_kinetic_energy`] and the four lanes of p·v
 /// (not inlined, as [`dot_wide_lanes`]).
 #[inline(never)]
-fn half_kick_lanes<T: Real, const D: usize>(
+fn half_kick_lanes[T: Real, const D: usize](
     h: T,
     gradient: &[T; D],
     gradient_velocity: &[T; D],
@@ -224,12 +234,14 @@ fn half_kick_lanes<T: Real, const D: usize>(
     }
     acc
 }
+}
 
+vector_kernel! {
 /// y ← y + Σₖ αₖ xₖ, adding the terms to each yᵢ in order k = 0, 1, …: bit
 /// for bit the K calls `axpy(α₀, x₀, y)`, `axpy(α₁, x₁, y)`, … in one pass
 /// over y.
 #[inline]
-pub(crate) fn axpy_many<T: Real, const D: usize, const K: usize>(
+pub(crate) fn axpy_many[T: Real, const D: usize, const K: usize](
     alpha: [T; K],
     x: [&[T; D]; K],
     y: &mut [T; D],
@@ -241,6 +253,7 @@ pub(crate) fn axpy_many<T: Real, const D: usize, const K: usize>(
         }
         y[i] = yi;
     }
+}
 }
 
 /// y ← y + α x.

@@ -11,16 +11,59 @@ use crate::linalg::{
     axpy, axpy_many, axpy_many_then_scale, dot_wide, dot_wide_many, store_and_dot_wide_many,
 };
 
-/// Directions per pass of [`LbfgsMetric`]'s O(rD) operations.
+/// Directions per pass of [`LbfgsMetric`]'s O(rD) operations: 4 where the
+/// kernels run on 16-byte vectors (SSE2, wasm) or scalars (Cortex-M, RISC-V),
+/// whose registers hold 4 directions' partial sums without spilling.
 const GROUP: usize = 4;
 
+/// Directions per pass where the kernels run with AVX2 (x86-64): sixteen
+/// 32-byte registers hold 8 directions' sums and more independent additions
+/// are in flight. 45 ns less per leapfrog step at D = 100 and rank 20; with
+/// SSE2's registers 8 would spill (100 ns more). Bits do not depend on the
+/// group size: each dot product keeps its lanes, each axpy its order.
+#[cfg(all(target_arch = "x86_64", any(feature = "std", target_feature = "avx2")))]
+const WIDE_GROUP: usize = 8;
+
+/// The directions per pass for the kernels this program runs.
+#[inline]
+fn group_size() -> usize {
+    #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+    if crate::vector_extensions::use_avx2() {
+        return WIDE_GROUP;
+    }
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+    return WIDE_GROUP;
+    #[allow(unreachable_code)]
+    GROUP
+}
+
 /// Runs `$body` with `$u` bound to an array of references to the 1 to
-/// [`GROUP`] directions of the slice `$group` (a const length for the
+/// [`GROUP`] (x86-64: `WIDE_GROUP`) directions of the slice `$group` (a const length for the
 /// kernels); nothing for an empty or longer slice, which the callers never
 /// pass.
 macro_rules! with_group {
     ($group:expr, |$u:ident| $body:expr) => {
         match $group {
+            #[cfg(target_arch = "x86_64")]
+            [a, b, c, d, e, f, g, h] => {
+                let $u = [a, b, c, d, e, f, g, h];
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            [a, b, c, d, e, f, g] => {
+                let $u = [a, b, c, d, e, f, g];
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            [a, b, c, d, e, f] => {
+                let $u = [a, b, c, d, e, f];
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            [a, b, c, d, e] => {
+                let $u = [a, b, c, d, e];
+                $body
+            }
             [a, b, c, d] => {
                 let $u = [a, b, c, d];
                 $body
@@ -579,12 +622,12 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
 
     /// `out` ← post ∘ (x + U (coefficients ∘ Uᵀx)), x = pre ∘ `input`.
     ///
-    /// ck = ak (uk · x), up to four directions per pass over x (the same
-    /// bits as one [`dot_wide`] each: the r sums are independent), the first
-    /// pass also forming x; then x += Σk ck uk, up to four directions per
-    /// pass, each xi gaining its terms in order k (the same bits as r axpys in
-    /// order), the last pass also multiplying by `post`. For r ≤ 4 that is two
-    /// passes over memory.
+    /// ck = ak (uk · x), up to [`group_size`] directions per pass over x (4,
+    /// or 8 with AVX2; the same bits as one [`dot_wide`] each: the r sums are
+    /// independent), the first pass also forming x; then x += Σk ck uk, as
+    /// many directions per pass, each xi gaining its terms in order k (the
+    /// same bits as r axpys in order), the last pass also multiplying by
+    /// `post`. For r ≤ 4 that is two passes over memory.
     #[inline]
     fn apply(
         &self,
@@ -607,7 +650,8 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
         }
         let mut c = [[T::ZERO; M]; 2];
         let c = &mut c.as_flattened_mut()[..rank];
-        let first = rank.min(GROUP);
+        let group = group_size();
+        let first = rank.min(group);
         let (u0, rest) = directions.split_at(first);
         let (c0, c_rest) = c.split_at_mut(first);
         match pre {
@@ -620,16 +664,16 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
                 store_and_dot_wide_many(u, |i| input[i], out)
             )),
         }
-        for (u, ck) in rest.chunks(GROUP).zip(c_rest.chunks_mut(GROUP)) {
+        for (u, ck) in rest.chunks(group).zip(c_rest.chunks_mut(group)) {
             with_group!(u, |u| set(ck, dot_wide_many(u, out)));
         }
         for (ck, a) in c.iter_mut().zip(coefficients) {
             *ck = *a * *ck;
         }
-        let last = (rank - 1) / GROUP * GROUP;
+        let last = (rank - 1) / group * group;
         let (u_body, u_last) = directions.split_at(last);
         let (c_body, c_last) = c.split_at(last);
-        for (u, ck) in u_body.chunks(GROUP).zip(c_body.chunks(GROUP)) {
+        for (u, ck) in u_body.chunks(group).zip(c_body.chunks(group)) {
             with_group!(u, |u| axpy_many(group_coefficients(ck), u, out));
         }
         match post {

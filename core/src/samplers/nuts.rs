@@ -53,6 +53,7 @@ use crate::metric::Metric;
 use crate::random::fill_standard_normal_ziggurat;
 use crate::stats::StepStats;
 use crate::target::Potential;
+use crate::vector_extensions::vector_kernel;
 
 /// Stan's default maximum tree depth.
 pub const DEFAULT_MAX_TREE_DEPTH: u32 = 10;
@@ -181,26 +182,15 @@ impl<T: Real, const D: usize> PhasePoint<T, D> {
         target: &P,
     ) -> bool {
         let half = T::HALF * h;
-        // x·0 is 0 for finite x and NaN for ±∞ or NaN: `drift` stays 0 iff θ
-        // stays finite (one multiply-add per coordinate, no branch; four
-        // lanes so the sum is not one long dependency chain).
-        let mut drift = [T::ZERO; 4];
-        let mut update = |i: usize, lane: usize| {
-            self.momentum[i] -= half * self.gradient[i];
-            self.velocity[i] -= half * self.gradient_velocity[i];
-            self.position[i] += h * self.velocity[i];
-            drift[lane] += self.position[i] * T::ZERO;
-        };
-        // Blocks of four with a fixed lane each (a lane computed as i % 4
-        // kept the loop scalar, its sums in memory).
-        for q in 0..D / 4 {
-            for lane in 0..4 {
-                update(4 * q + lane, lane);
-            }
-        }
-        for i in D / 4 * 4..D {
-            update(i, i % 4);
-        }
+        let drift = kick_and_drift_lanes(
+            half,
+            h,
+            &self.gradient,
+            &self.gradient_velocity,
+            &mut self.momentum,
+            &mut self.velocity,
+            &mut self.position,
+        );
         if (drift[0] + drift[1]) + (drift[2] + drift[3]) != T::ZERO {
             self.energy = T::INFINITY;
             return false;
@@ -216,6 +206,43 @@ impl<T: Real, const D: usize> PhasePoint<T, D> {
                 &mut self.velocity,
             );
         true
+    }
+}
+
+vector_kernel! {
+    /// The first half of a leapfrog step: p ← p − ½h ∇U, v ← v − ½h M⁻¹∇U,
+    /// θ ← θ + h v, returning four lanes of Σ θᵢ·0. x·0 is 0 for finite x and
+    /// NaN for ±∞ or NaN, so the lanes stay 0 iff θ stays finite (one
+    /// multiply-add per coordinate, no branch; four lanes so the sum is not one
+    /// long dependency chain).
+    #[inline]
+    fn kick_and_drift_lanes[T: Real, const D: usize](
+        half: T,
+        h: T,
+        gradient: &[T; D],
+        gradient_velocity: &[T; D],
+        momentum: &mut [T; D],
+        velocity: &mut [T; D],
+        position: &mut [T; D],
+    ) -> [T; 4] {
+        let mut drift = [T::ZERO; 4];
+        let mut update = |i: usize, lane: usize| {
+            momentum[i] -= half * gradient[i];
+            velocity[i] -= half * gradient_velocity[i];
+            position[i] += h * velocity[i];
+            drift[lane] += position[i] * T::ZERO;
+        };
+        // Blocks of four with a fixed lane each (a lane computed as i % 4
+        // kept the loop scalar, its sums in memory).
+        for q in 0..D / 4 {
+            for lane in 0..4 {
+                update(4 * q + lane, lane);
+            }
+        }
+        for i in D / 4 * 4..D {
+            update(i, i % 4);
+        }
+        drift
     }
 }
 
@@ -314,46 +341,48 @@ fn merge_is_valid<T: Real, const D: usize>(
     .all(|l| (l[0] + l[1]) + (l[2] + l[3]) > T::ZERO)
 }
 
-/// The four [`dot_wide`] lanes of the six dot products of
-/// [`merge_is_valid`], in the order v_begin_a·s₁, v_end_b·s₁,
-/// v_begin_a·s₂, v_begin_b·s₂, v_end_a·s₃, v_end_b·s₃ with s₁ = ρ_a + ρ_b,
-/// s₂ = ρ_a + p_begin_b, s₃ = p_end_a + ρ_b. One pass instead of six
-/// dependent chains; not inlined so that the lanes stay packed as loaded
-/// (see `linalg::dot_wide_lanes`).
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn merge_lanes<T: Real, const D: usize>(
-    rho_a: &[T; D],
-    p_end_a: &[T; D],
-    v_begin_a: &[T; D],
-    v_end_a: &[T; D],
-    rho_b: &[T; D],
-    p_begin_b: &[T; D],
-    v_begin_b: &[T; D],
-    v_end_b: &[T; D],
-) -> [[T; 4]; 6] {
-    let mut acc = [[T::ZERO; 4]; 6];
-    let mut add = |i: usize, l: usize| {
-        let s1 = rho_a[i] + rho_b[i];
-        let s2 = rho_a[i] + p_begin_b[i];
-        let s3 = p_end_a[i] + rho_b[i];
-        acc[0][l] += v_begin_a[i] * s1;
-        acc[1][l] += v_end_b[i] * s1;
-        acc[2][l] += v_begin_a[i] * s2;
-        acc[3][l] += v_begin_b[i] * s2;
-        acc[4][l] += v_end_a[i] * s3;
-        acc[5][l] += v_end_b[i] * s3;
-    };
-    // Blocks of four (entry 4q + l to lane l), then the tail, as dot_wide.
-    for q in 0..D / 4 {
-        for l in 0..4 {
-            add(4 * q + l, l);
+vector_kernel! {
+    /// The four [`dot_wide`] lanes of the six dot products of
+    /// [`merge_is_valid`], in the order v_begin_a·s₁, v_end_b·s₁,
+    /// v_begin_a·s₂, v_begin_b·s₂, v_end_a·s₃, v_end_b·s₃ with s₁ = ρ_a + ρ_b,
+    /// s₂ = ρ_a + p_begin_b, s₃ = p_end_a + ρ_b. One pass instead of six
+    /// dependent chains; not inlined so that the lanes stay packed as loaded
+    /// (see `linalg::dot_wide_lanes`).
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn merge_lanes[T: Real, const D: usize](
+        rho_a: &[T; D],
+        p_end_a: &[T; D],
+        v_begin_a: &[T; D],
+        v_end_a: &[T; D],
+        rho_b: &[T; D],
+        p_begin_b: &[T; D],
+        v_begin_b: &[T; D],
+        v_end_b: &[T; D],
+    ) -> [[T; 4]; 6] {
+        let mut acc = [[T::ZERO; 4]; 6];
+        let mut add = |i: usize, l: usize| {
+            let s1 = rho_a[i] + rho_b[i];
+            let s2 = rho_a[i] + p_begin_b[i];
+            let s3 = p_end_a[i] + rho_b[i];
+            acc[0][l] += v_begin_a[i] * s1;
+            acc[1][l] += v_end_b[i] * s1;
+            acc[2][l] += v_begin_a[i] * s2;
+            acc[3][l] += v_begin_b[i] * s2;
+            acc[4][l] += v_end_a[i] * s3;
+            acc[5][l] += v_end_b[i] * s3;
+        };
+        // Blocks of four (entry 4q + l to lane l), then the tail, as dot_wide.
+        for q in 0..D / 4 {
+            for l in 0..4 {
+                add(4 * q + l, l);
+            }
         }
+        for i in D / 4 * 4..D {
+            add(i, i % 4);
+        }
+        acc
     }
-    for i in D / 4 * 4..D {
-        add(i, i % 4);
-    }
-    acc
 }
 
 /// The merge of two single leaves, the earlier (p₀, v₀) and the later
@@ -373,31 +402,33 @@ fn leaf_pair_is_valid<T: Real, const D: usize>(
         .all(|l| (l[0] + l[1]) + (l[2] + l[3]) > T::ZERO)
 }
 
-/// The [`dot_wide`] lanes of v₀·ρ and v₁·ρ, ρ = p₀ + p₁ (stored), in one pass.
-#[inline(never)]
-fn leaf_pair_lanes<T: Real, const D: usize>(
-    p0: &[T; D],
-    v0: &[T; D],
-    p1: &[T; D],
-    v1: &[T; D],
-    rho: &mut [T; D],
-) -> [[T; 4]; 2] {
-    let mut acc = [[T::ZERO; 4]; 2];
-    let mut add = |i: usize, l: usize| {
-        let s = p0[i] + p1[i];
-        rho[i] = s;
-        acc[0][l] += v0[i] * s;
-        acc[1][l] += v1[i] * s;
-    };
-    for q in 0..D / 4 {
-        for l in 0..4 {
-            add(4 * q + l, l);
+vector_kernel! {
+    /// The [`dot_wide`] lanes of v₀·ρ and v₁·ρ, ρ = p₀ + p₁ (stored), in one pass.
+    #[inline(never)]
+    fn leaf_pair_lanes[T: Real, const D: usize](
+        p0: &[T; D],
+        v0: &[T; D],
+        p1: &[T; D],
+        v1: &[T; D],
+        rho: &mut [T; D],
+    ) -> [[T; 4]; 2] {
+        let mut acc = [[T::ZERO; 4]; 2];
+        let mut add = |i: usize, l: usize| {
+            let s = p0[i] + p1[i];
+            rho[i] = s;
+            acc[0][l] += v0[i] * s;
+            acc[1][l] += v1[i] * s;
+        };
+        for q in 0..D / 4 {
+            for l in 0..4 {
+                add(4 * q + l, l);
+            }
         }
+        for i in D / 4 * 4..D {
+            add(i, i % 4);
+        }
+        acc
     }
-    for i in D / 4 * 4..D {
-        add(i, i % 4);
-    }
-    acc
 }
 
 fn merge_spans_valid<T: Real, const D: usize>(a: &Span<T, D>, b: &Span<T, D>) -> bool {

@@ -1,0 +1,150 @@
+//! Wider vector instructions for the hot kernels, chosen when the program
+//! runs, with the same bits as the portable code.
+//!
+//! The kernels of [`crate::linalg`], the NUTS leapfrog and U-turn passes and
+//! the metrics are plain loops in a fixed order, and Rust never contracts
+//! `a * b + c` into a fused multiply-add on its own. So the same loop compiled
+//! for AVX2 (four `f64` or eight `f32` per instruction instead of SSE2's two
+//! or four) does exactly the same roundings in the same order: the results
+//! are bit for bit those of the portable build, on this machine and on
+//! Cortex-M, RISC-V and wasm32. Only the speed changes.
+//!
+//! A build for x86-64 without `-C target-feature=+avx2` (the default target)
+//! may only use SSE2. With the `std` feature on such a build, each kernel is
+//! compiled twice, portable and with AVX2 enabled, and picks the AVX2 copy
+//! when the processor reports AVX2 (`std::is_x86_feature_detected!`, checked
+//! once and cached). Without `std` (`no_std` users, microcontrollers, wasm),
+//! or when the build already targets AVX2, there is only one copy and no
+//! check. [`set_avx2_allowed`] turns the AVX2 copies off, to measure them or
+//! to compare their bits with the portable ones.
+//!
+//! ```
+//! // Both settings give the same bits; only the speed differs.
+//! let a: [f64; 37] = core::array::from_fn(|i| 1.0 / (i as f64 + 0.3));
+//! qnmc::vector_extensions::set_avx2_allowed(false);
+//! let portable = qnmc::linalg::dot_wide(&a, &a);
+//! qnmc::vector_extensions::set_avx2_allowed(true);
+//! assert_eq!(qnmc::linalg::dot_wide(&a, &a).to_bits(), portable.to_bits());
+//! ```
+
+/// `true` when this build chooses between the portable and the AVX2 copies
+/// of the kernels at run time.
+pub const RUNTIME_DISPATCH: bool = cfg!(all(
+    feature = "std",
+    target_arch = "x86_64",
+    not(target_feature = "avx2")
+));
+
+#[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+mod runtime {
+    use core::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+    const UNDECIDED: u8 = 0;
+    const PORTABLE: u8 = 1;
+    const AVX2: u8 = 2;
+
+    /// The copy the kernels use, decided on first use.
+    static CHOICE: AtomicU8 = AtomicU8::new(UNDECIDED);
+
+    #[inline]
+    pub(crate) fn use_avx2() -> bool {
+        match CHOICE.load(Relaxed) {
+            AVX2 => true,
+            PORTABLE => false,
+            _ => decide(true),
+        }
+    }
+
+    #[cold]
+    pub(crate) fn decide(allowed: bool) -> bool {
+        let avx2 = allowed && std::is_x86_feature_detected!("avx2");
+        CHOICE.store(if avx2 { AVX2 } else { PORTABLE }, Relaxed);
+        avx2
+    }
+}
+
+#[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+pub(crate) use runtime::use_avx2;
+
+/// Allows (the default) or forbids the AVX2 copies of the kernels for the
+/// whole program. Results do not change either way; this only changes speed.
+/// Forbidding is useful to measure the difference or to check that the two
+/// copies agree. Has no effect (and returns `false`) when the build has no
+/// run-time choice ([`RUNTIME_DISPATCH`] is `false`).
+///
+/// Returns whether the AVX2 copies are now in use: `false` when forbidden or
+/// when the processor lacks AVX2.
+pub fn set_avx2_allowed(allowed: bool) -> bool {
+    #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+    {
+        runtime::decide(allowed)
+    }
+    #[cfg(not(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2"))))]
+    {
+        let _ = allowed;
+        false
+    }
+}
+
+/// Which copy of the kernels runs: `"avx2 (chosen at run time)"`,
+/// `"avx2 (built in)"` or `"portable"`, for reports and benchmarks.
+pub fn kernels_in_use() -> &'static str {
+    #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+    if use_avx2() {
+        return "avx2 (chosen at run time)";
+    }
+    if cfg!(all(target_arch = "x86_64", target_feature = "avx2")) {
+        "avx2 (built in)"
+    } else {
+        "portable"
+    }
+}
+
+/// Defines a kernel function compiled twice when [`RUNTIME_DISPATCH`] is on:
+/// a portable copy and one with AVX2 enabled, chosen by the running
+/// processor. Generic parameters go in square brackets:
+///
+/// ```text
+/// vector_kernel! {
+///     /// docs
+///     #[inline(never)]
+///     pub(crate) fn name[T: Real, const D: usize](x: &[T; D], y: &mut [T; D]) -> T { body }
+/// }
+/// ```
+///
+/// Every generic parameter must be inferable from the arguments. The body
+/// must be a plain loop without target-specific code: the two copies then
+/// give the same bits (see the module documentation).
+macro_rules! vector_kernel {
+    (
+        $(#[$attr:meta])*
+        $vis:vis fn $name:ident [$($generics:tt)*] ($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?
+        $body:block
+    ) => {
+        $(#[$attr])*
+        $vis fn $name<$($generics)*>($($arg: $ty),*) $(-> $ret)? {
+            #[inline(always)]
+            fn portable<$($generics)*>($($arg: $ty),*) $(-> $ret)? $body
+
+            #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+            {
+                /// The portable body compiled with AVX2 enabled.
+                #[target_feature(enable = "avx2")]
+                #[allow(unsafe_code)]
+                unsafe fn avx2<$($generics)*>($($arg: $ty),*) $(-> $ret)? {
+                    portable($($arg),*)
+                }
+                if $crate::vector_extensions::use_avx2() {
+                    // SAFETY: `use_avx2` is true only after
+                    // `is_x86_feature_detected!("avx2")` said this processor
+                    // has AVX2, the one requirement of `avx2`.
+                    #[allow(unsafe_code)]
+                    return unsafe { avx2($($arg),*) };
+                }
+            }
+            portable($($arg),*)
+        }
+    };
+}
+
+pub(crate) use vector_kernel;
