@@ -203,7 +203,9 @@ fn portable_kernels(f: impl FnOnce()) {
 /// the difference. Metrics: diagonal, and the quasi-Newton metric at full
 /// rank 2M (every pair kept, the most expensive case). Each with the kernels
 /// this machine runs by default (AVX2 when present) and with the portable
-/// ones (`_portable`).
+/// ones (`_portable`). D = 6 and 25 show the small-vector side: below
+/// `qnmc::vector_extensions::MIN_WIDE_LENGTH` both runs take the portable
+/// loops.
 fn bench_nuts_leapfrog<const D: usize, const M: usize>(c: &mut Criterion) {
     let mut rng = XorShiftRng::seed_from_u64(5);
     let memory = cheap_gaussian_pairs::<D, M>(5);
@@ -363,6 +365,8 @@ fn all(c: &mut Criterion) {
     bench_metric_velocity::<100, 10>(c);
     bench_dot::<100>(c);
     bench_normals::<100>(c);
+    bench_nuts_leapfrog::<6, 3>(c);
+    bench_nuts_leapfrog::<25, 5>(c);
     bench_nuts_leapfrog::<100, 10>(c);
     bench_nuts_leapfrog_learned::<100, 10>(c);
 }

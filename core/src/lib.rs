@@ -88,6 +88,13 @@
 //! a NaN or infinite U or ∇U is a rejected, counted divergence
 //! ([`StepStats::divergent`]); in HAMCMC the step returns an error and the
 //! sampler is exactly as before the call.
+//!
+//! ## Features
+//!
+//! - `defmt`: derives `defmt::Format` for [`Error`] and [`StepStats`].
+//! - `std`: on x86-64, the hot kernels also get an AVX2 copy, chosen at run
+//!   time when the processor has AVX2; same bits, more speed
+//!   ([`vector_extensions`]). Off by default so that the core stays `no_std`.
 
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]

@@ -52,7 +52,9 @@ vector_kernel! {
 /// summed over the shorter length (the extra entries of the longer one are
 /// ignored; nothing panics).
 #[inline]
-pub fn dot_wide_slice[T: Real](a: &[T], b: &[T]) -> T {
+pub fn dot_wide_slice[T: Real](a: &[T], b: &[T]) -> T
+where length(a.len().min(b.len()))
+{
     let mut acc = [T::ZERO; DOT_WIDE_LANES];
     let (chunks_a, chunks_b) = (
         a.chunks_exact(DOT_WIDE_LANES),
@@ -99,7 +101,9 @@ vector_kernel! {
 fn dot_wide_lanes[T: Real, const D: usize, const K: usize](
     a: [&[T; D]; K],
     x: &[T; D],
-) -> [[T; DOT_WIDE_LANES]; K] {
+) -> [[T; DOT_WIDE_LANES]; K]
+where length(D)
+{
     let mut acc = [[T::ZERO; DOT_WIDE_LANES]; K];
     let blocks = D / DOT_WIDE_LANES;
     for q in 0..blocks {
@@ -139,7 +143,9 @@ fn store_and_dot_wide_lanes[T: Real, const D: usize, const K: usize](
     a: [&[T; D]; K],
     load: impl Fn(usize) -> T,
     x: &mut [T; D],
-) -> [[T; DOT_WIDE_LANES]; K] {
+) -> [[T; DOT_WIDE_LANES]; K]
+where length(D)
+{
     let mut acc = [[T::ZERO; DOT_WIDE_LANES]; K];
     let blocks = D / DOT_WIDE_LANES;
     for q in 0..blocks {
@@ -175,7 +181,9 @@ pub(crate) fn axpy_many_then_scale[T: Real, const D: usize, const K: usize](
     x: [&[T; D]; K],
     w: &[T; D],
     y: &mut [T; D],
-) {
+)
+where length(D)
+{
     for i in 0..D {
         let mut yi = y[i];
         for k in 0..K {
@@ -211,7 +219,9 @@ fn half_kick_lanes[T: Real, const D: usize](
     gradient_velocity: &[T; D],
     momentum: &mut [T; D],
     velocity: &mut [T; D],
-) -> [T; DOT_WIDE_LANES] {
+) -> [T; DOT_WIDE_LANES]
+where length(D)
+{
     let mut acc = [T::ZERO; DOT_WIDE_LANES];
     let blocks = D / DOT_WIDE_LANES;
     for q in 0..blocks {
@@ -245,7 +255,9 @@ pub(crate) fn axpy_many[T: Real, const D: usize, const K: usize](
     alpha: [T; K],
     x: [&[T; D]; K],
     y: &mut [T; D],
-) {
+)
+where length(D)
+{
     for i in 0..D {
         let mut yi = y[i];
         for k in 0..K {

@@ -24,11 +24,12 @@ const GROUP: usize = 4;
 #[cfg(all(target_arch = "x86_64", any(feature = "std", target_feature = "avx2")))]
 const WIDE_GROUP: usize = 8;
 
-/// The directions per pass for the kernels this program runs.
+/// The directions per pass for the kernels this program runs on vectors of
+/// length D.
 #[inline]
-fn group_size() -> usize {
+fn group_size<const D: usize>() -> usize {
     #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
-    if crate::vector_extensions::use_avx2() {
+    if D >= crate::vector_extensions::MIN_WIDE_LENGTH && crate::vector_extensions::use_avx2() {
         return WIDE_GROUP;
     }
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
@@ -650,7 +651,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
         }
         let mut c = [[T::ZERO; M]; 2];
         let c = &mut c.as_flattened_mut()[..rank];
-        let group = group_size();
+        let group = group_size::<D>();
         let first = rank.min(group);
         let (u0, rest) = directions.split_at(first);
         let (c0, c_rest) = c.split_at_mut(first);

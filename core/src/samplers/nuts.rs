@@ -224,7 +224,9 @@ vector_kernel! {
         momentum: &mut [T; D],
         velocity: &mut [T; D],
         position: &mut [T; D],
-    ) -> [T; 4] {
+    ) -> [T; 4]
+    where length(D)
+    {
         let mut drift = [T::ZERO; 4];
         let mut update = |i: usize, lane: usize| {
             momentum[i] -= half * gradient[i];
@@ -359,7 +361,9 @@ vector_kernel! {
         p_begin_b: &[T; D],
         v_begin_b: &[T; D],
         v_end_b: &[T; D],
-    ) -> [[T; 4]; 6] {
+    ) -> [[T; 4]; 6]
+    where length(D)
+    {
         let mut acc = [[T::ZERO; 4]; 6];
         let mut add = |i: usize, l: usize| {
             let s1 = rho_a[i] + rho_b[i];
@@ -411,7 +415,9 @@ vector_kernel! {
         p1: &[T; D],
         v1: &[T; D],
         rho: &mut [T; D],
-    ) -> [[T; 4]; 2] {
+    ) -> [[T; 4]; 2]
+    where length(D)
+    {
         let mut acc = [[T::ZERO; 4]; 2];
         let mut add = |i: usize, l: usize| {
             let s = p0[i] + p1[i];
