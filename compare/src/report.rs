@@ -364,7 +364,12 @@ pub fn markdown(rows: &[Row], s: &Settings) -> String {
             let _ = writeln!(o, "- {n}");
         }
     }
-    let _ = writeln!(o, "\nTotal time: {:.1} s.", s.seconds);
+    let _ = writeln!(
+        o,
+        "\nTotal time: {:.1} s. qnmc's kernels: {} (same bits either way; only ESS/s depends on it).",
+        s.seconds,
+        qnmc::vector_extensions::kernels_in_use()
+    );
     o
 }
 
