@@ -7,6 +7,7 @@ use crate::error::{Error, require_positive};
 /// A diagonal metric with inverse mass M⁻¹ = diag(σ²) (σ² ideally the
 /// posterior variances): p = z / σ, v = σ² ∘ p.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(target_arch = "x86_64", repr(C, align(64)))]
 pub struct DiagonalMetric<T, const D: usize> {
     variances: [T; D],
     inverse_scales: [T; D],

@@ -146,6 +146,7 @@ impl<T: Real> NutsStats<T> {
 
 /// A point of the trajectory with everything the next leapfrog step needs.
 #[derive(Debug, Clone)]
+#[cfg_attr(target_arch = "x86_64", repr(C, align(64)))]
 struct PhasePoint<T, const D: usize> {
     position: [T; D],
     momentum: [T; D],
@@ -250,6 +251,7 @@ vector_kernel! {
 
 /// A drawn state: what the chain moves to.
 #[derive(Debug, Clone)]
+#[cfg_attr(target_arch = "x86_64", repr(C, align(64)))]
 struct Sample<T, const D: usize> {
     position: [T; D],
     gradient: [T; D],
@@ -278,6 +280,7 @@ impl<T: Real, const D: usize> Sample<T, D> {
 
 /// What the U-turn checks need of a completed (sub)tree, in build order.
 #[derive(Debug, Clone)]
+#[cfg_attr(target_arch = "x86_64", repr(C, align(64)))]
 struct Span<T, const D: usize> {
     /// Sum of the momenta of its leaves.
     rho: [T; D],
@@ -532,7 +535,16 @@ struct Tally<T> {
 /// [`fill_standard_normal_ziggurat`]), then per doubling one uniform for the
 /// direction, one per non-divergent leaf and one after a valid subtree
 /// (`docs/NUTS.md`).
+///
+/// Layout: on x86-64 the sampler, its phase points, spans and samples and
+/// the quasi-Newton and diagonal metrics start on 64-byte boundaries and keep
+/// their fields in declaration order (`repr(C)`, vectors before scalars), so
+/// when D·size_of::<T>() is a multiple of 32 every vector is 32-byte aligned
+/// and no AVX2 load straddles a cache line: 5–10 % less time per leapfrog
+/// step at D = 100 than the default layout (`docs/NUTS.md`). Other targets
+/// keep the default layout. Alignment never changes a result.
 #[derive(Debug, Clone)]
+#[cfg_attr(target_arch = "x86_64", repr(C, align(64)))]
 pub struct Nuts<T, const D: usize, K, const MAX_DEPTH: usize = 10> {
     settings: NutsSettings<T>,
     metric: K,
@@ -547,9 +559,9 @@ pub struct Nuts<T, const D: usize, K, const MAX_DEPTH: usize = 10> {
     end_momentum: [T; D],
     end_velocity: [T; D],
     rho: [T; D],
+    normals: [T; D],
     spans: [Span<T, D>; MAX_DEPTH],
     slot: [usize; MAX_DEPTH],
-    normals: [T; D],
 }
 
 impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D, K, MAX_DEPTH> {
@@ -978,5 +990,70 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             }
         }
         Subtree::Valid
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod layout_tests {
+    use super::*;
+    use crate::metric::{DiagonalMetric, LbfgsMetric};
+    use core::mem::{align_of, offset_of, size_of};
+
+    /// Every vector the leapfrog loops touch starts on a 32-byte boundary at
+    /// D = 100 in f64 (800-byte vectors), so no AVX2 load straddles a cache
+    /// line (the layout note on [`Nuts`]).
+    #[test]
+    fn hot_vectors_are_32_byte_aligned_on_x86_64() {
+        type Lbfgs = LbfgsMetric<f64, 100, 10>;
+        type N = Nuts<f64, 100, Lbfgs>;
+        assert_eq!(align_of::<N>(), 64);
+        let point = [
+            offset_of!(PhasePoint<f64, 100>, position),
+            offset_of!(PhasePoint<f64, 100>, momentum),
+            offset_of!(PhasePoint<f64, 100>, gradient),
+            offset_of!(PhasePoint<f64, 100>, velocity),
+            offset_of!(PhasePoint<f64, 100>, gradient_velocity),
+        ];
+        let span = [
+            offset_of!(Span<f64, 100>, rho),
+            offset_of!(Span<f64, 100>, momentum_begin),
+            offset_of!(Span<f64, 100>, velocity_begin),
+            offset_of!(Span<f64, 100>, momentum_end),
+            offset_of!(Span<f64, 100>, velocity_end),
+        ];
+        let sample = [
+            offset_of!(Sample<f64, 100>, position),
+            offset_of!(Sample<f64, 100>, gradient),
+        ];
+        let mut offsets = vec![
+            offset_of!(N, end_momentum),
+            offset_of!(N, end_velocity),
+            offset_of!(N, rho),
+            offset_of!(N, normals),
+            // The metrics' vectors come first in them (repr(C)), 800 bytes each.
+            offset_of!(N, metric),
+        ];
+        for end in [offset_of!(N, backward), offset_of!(N, forward)] {
+            offsets.extend(point.iter().map(|o| end + o));
+        }
+        for k in 0..2 {
+            let base = offset_of!(N, samples) + k * size_of::<Sample<f64, 100>>();
+            offsets.extend(sample.iter().map(|o| base + o));
+        }
+        for k in 0..10 {
+            let base = offset_of!(N, spans) + k * size_of::<Span<f64, 100>>();
+            offsets.extend(span.iter().map(|o| base + o));
+        }
+        for o in offsets {
+            assert_eq!(
+                o % 32,
+                0,
+                "a vector at byte {o} of Nuts is not 32-byte aligned"
+            );
+        }
+        type Diagonal = DiagonalMetric<f64, 100>;
+        assert_eq!(align_of::<Nuts<f64, 100, Diagonal>>(), 64);
+        assert_eq!(align_of::<Lbfgs>(), 64);
+        assert_eq!(align_of::<Diagonal>(), 64);
     }
 }
