@@ -539,7 +539,7 @@ struct Tally<T> {
 /// Layout: on x86-64 the sampler, its phase points, spans and samples and
 /// the quasi-Newton and diagonal metrics start on 64-byte boundaries and keep
 /// their fields in declaration order (`repr(C)`, vectors before scalars), so
-/// when D·size_of::<T>() is a multiple of 32 every vector is 32-byte aligned
+/// when `D * size_of::<T>()` is a multiple of 32 every vector is 32-byte aligned
 /// and no AVX2 load straddles a cache line: 5–10 % less time per leapfrog
 /// step at D = 100 than the default layout (`docs/NUTS.md`). Other targets
 /// keep the default layout. Alignment never changes a result.
