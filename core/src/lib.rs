@@ -92,6 +92,9 @@
 //! ## Features
 //!
 //! - `defmt`: derives `defmt::Format` for [`Error`] and [`StepStats`].
+//! - `alloc`: constructors that return a sampler in a `Box`, allocated
+//!   zeroed and initialised where it lies, so it never crosses the stack
+//!   ([`in_place`], e.g. `AdaptiveNuts::new_boxed`).
 //! - `std`: on x86-64, the hot kernels also get an AVX2 copy, chosen at run
 //!   time when the processor has AVX2; same bits, more speed
 //!   ([`vector_extensions`]). Off by default so that the core stays `no_std`.
@@ -105,8 +108,12 @@
 #[cfg(all(feature = "std", not(test)))]
 extern crate std;
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
 pub mod adaptation;
 mod error;
+pub mod in_place;
 pub mod lbfgs;
 pub mod linalg;
 pub mod metric;

@@ -33,6 +33,7 @@ pub trait Real:
     + SubAssign
     + MulAssign
     + DivAssign
+    + crate::in_place::ZeroValid
     + 'static
 {
     /// 0.

@@ -25,6 +25,8 @@ pub(crate) struct CovarianceProduct<T, const D: usize> {
     count: u64,
 }
 
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] CovarianceProduct<T, D> { direction, has_direction, centre, outer, sum, projection, count });
+
 impl<T: Real, const D: usize> CovarianceProduct<T, D> {
     pub(crate) fn new() -> Self {
         CovarianceProduct {

@@ -76,6 +76,33 @@ use crate::metric::LbfgsMetric;
 use crate::metric::Metric;
 use crate::target::Potential;
 
+/// The settings of an [`LbfgsEstimator`]: what
+/// [`LbfgsEstimator::new`], [`with_max_pairs`](LbfgsEstimator::with_max_pairs)
+/// and [`with_optimization`](LbfgsEstimator::with_optimization) set, for
+/// [`MetricEstimator::reset`] (building the estimator in place).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LbfgsEstimatorSettings<T> {
+    /// Directions that change the metric by less than a factor
+    /// e^`rank_tolerance` are dropped (≥ 0; [`DEFAULT_RANK_TOLERANCE`]).
+    pub rank_tolerance: T,
+    /// Most pairs kept (clamped to the const `M`).
+    pub max_pairs: usize,
+    /// Whether the warm-up starts with an L-BFGS optimisation.
+    pub optimize: bool,
+}
+
+impl<T: Real> LbfgsEstimatorSettings<T> {
+    /// `rank_tolerance`, every pair (`M`), optimisation on: the settings of
+    /// `LbfgsEstimator::new(rank_tolerance)`.
+    pub fn new(rank_tolerance: T) -> Self {
+        LbfgsEstimatorSettings {
+            rank_tolerance,
+            max_pairs: usize::MAX,
+            optimize: true,
+        }
+    }
+}
+
 /// Learns an [`LbfgsMetric`] (diagonal base + up to `M` conjugated pairs
 /// between draws) from each slow window.
 #[derive(Debug, Clone)]
@@ -118,6 +145,13 @@ pub struct LbfgsEstimator<T, const D: usize, const M: usize> {
     /// Ĉov(∇U)·r over the window: the direction the metric finds stiffest.
     stiffness: CovarianceProduct<T, D>,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] LbfgsEstimator<T, D, M> {
+    diagonal, window_diagonal, base, previous_position, previous_gradient, has_previous, pool_s, pool_y,
+    pool_score, pool_len, memory, rank_tolerance, pairs_used, max_pairs, optimize, recent_position,
+    recent_gradient, recent_len, recent_next, candidate, replaced, kept, observed, conjugated,
+    last_scores, spread, stiffness
+});
 
 /// Every `SCORE_EVERY`-th draw of a window is held out of the candidates'
 /// diagonal and scores them instead: scored on the draws they were fitted to,
@@ -319,6 +353,64 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         1
     }
 
+    /// [`MetricEstimator::initialize_by_optimization`] once `self.memory`
+    /// is set up for the path: minimise, then the first metric and start.
+    fn start_from_optimization<P: Potential<T, D>>(
+        &mut self,
+        target: &P,
+        position: &[T; D],
+        normals: &[T; D],
+        metric: &mut LbfgsMetric<T, D, M>,
+    ) -> Option<([T; D], u32)> {
+        let outcome = minimize(
+            target,
+            position,
+            &mut self.memory,
+            OPTIMIZATION_ITERATIONS,
+            T::from_f64(OPTIMIZATION_TOLERANCE),
+        )?;
+        if outcome.iterations == 0 || self.memory.is_empty() {
+            return Some((*position, outcome.gradient_evaluations));
+        }
+        // Base: the diagonal of the path's L-BFGS inverse Hessian (D two-loop
+        // products, once per chain), not its scalar γ: with parameters on very
+        // different scales a scalar base leaves the pairs to span ratios of
+        // variances of 10¹⁰ and more, which the eigen-form cannot resolve.
+        let mut base = [T::ONE; D];
+        let mut unit = [T::ZERO; D];
+        let mut column = [T::ZERO; D];
+        for i in 0..D {
+            unit[i] = T::ONE;
+            self.memory.apply_inverse_hessian(&unit, &mut column);
+            unit[i] = T::ZERO;
+            base[i] = if column[i].is_finite() && column[i] > T::ZERO {
+                clamp_variance(column[i])
+            } else {
+                clamp_variance(self.memory.gamma())
+            };
+        }
+        if metric
+            .rebuild(&base, &self.memory, self.rank_tolerance)
+            .is_err()
+        {
+            return Some((*position, outcome.gradient_evaluations));
+        }
+        self.base = base;
+        // Start at the optimum plus a draw from N(0, H): v = H·M^{1/2}z.
+        let mut p = [T::ZERO; D];
+        let mut v = [T::ZERO; D];
+        metric.momentum_from_normals(normals, &mut p);
+        metric.velocity(&p, &mut v);
+        let mut start = outcome.position;
+        for i in 0..D {
+            start[i] += v[i];
+        }
+        if !crate::linalg::all_finite(&start) {
+            start = outcome.position;
+        }
+        Some((start, outcome.gradient_evaluations))
+    }
+
     /// Conjugates the pool's pairs (most informative first) into the memory.
     fn conjugate_pool_into_memory(&mut self) {
         // Order by descending score (selection sort on the small pool).
@@ -416,6 +508,29 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
 
 impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEstimator<T, D, M> {
     type Metric = LbfgsMetric<T, D, M>;
+    type Settings = LbfgsEstimatorSettings<T>;
+
+    fn reset(
+        &mut self,
+        settings: LbfgsEstimatorSettings<T>,
+        metric: &mut LbfgsMetric<T, D, M>,
+    ) -> Result<(), Error> {
+        require_non_negative(settings.rank_tolerance, "rank_tolerance")?;
+        // The field values of `new`, `with_max_pairs` and `with_optimization`
+        // (a unit test compares the two); zero first, so every field not set
+        // here is the zero `new` gives it.
+        crate::in_place::zero(self);
+        self.base = [T::ONE; D];
+        // Cannot fail (M pairs in a memory of M, γ = 1, default curvature).
+        self.memory.reset(LbfgsSettings::with_max_pairs(M))?;
+        self.rank_tolerance = settings.rank_tolerance;
+        self.max_pairs = settings.max_pairs.min(M);
+        self.optimize = settings.optimize;
+        self.candidate.set_identity();
+        self.last_scores = [T::INFINITY; 3];
+        metric.set_identity();
+        Ok(())
+    }
 
     fn initialize(
         &mut self,
@@ -423,15 +538,16 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         gradient: &[T; D],
         metric: &mut LbfgsMetric<T, D, M>,
     ) -> Result<(), Error> {
-        self.diagonal.reset();
-        self.window_diagonal.reset();
+        self.diagonal.clear();
+        self.window_diagonal.clear();
         self.observed = 0;
         self.pool_len = 0;
         self.conjugated = 0;
         self.has_previous = false;
         self.memory.clear();
-        self.spread = CovarianceProduct::new();
-        self.stiffness = CovarianceProduct::new();
+        // Zeroed in place: the values of `CovarianceProduct::new()`.
+        crate::in_place::zero(&mut self.spread);
+        crate::in_place::zero(&mut self.stiffness);
         let base = variances_from_gradient(gradient);
         metric.rebuild(&base, &self.memory, self.rank_tolerance)?;
         self.base = base;
@@ -458,53 +574,16 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         }
         let mut settings = LbfgsSettings::with_max_pairs(self.max_pairs.min(M));
         settings.scaling = InitialScaling::NewestPair(T::ONE);
-        let Ok(mut path) = LbfgsMemory::<T, D, M>::new(settings) else {
+        // The path's pairs go to the estimator's own memory (idle until the
+        // first window end, which clears it), not to a local one: 2·M·D
+        // numbers on the stack would be 320 KB at D = 1000, M = 20. It is
+        // reset to its state of `new` afterwards, so no bit changes.
+        if self.memory.reset(settings).is_err() {
             return None;
-        };
-        let outcome = minimize(
-            target,
-            position,
-            &mut path,
-            OPTIMIZATION_ITERATIONS,
-            T::from_f64(OPTIMIZATION_TOLERANCE),
-        )?;
-        if outcome.iterations == 0 || path.is_empty() {
-            return Some((*position, outcome.gradient_evaluations));
         }
-        // Base: the diagonal of the path's L-BFGS inverse Hessian (D two-loop
-        // products, once per chain), not its scalar γ: with parameters on very
-        // different scales a scalar base leaves the pairs to span ratios of
-        // variances of 10¹⁰ and more, which the eigen-form cannot resolve.
-        let mut base = [T::ONE; D];
-        let mut unit = [T::ZERO; D];
-        let mut column = [T::ZERO; D];
-        for i in 0..D {
-            unit[i] = T::ONE;
-            path.apply_inverse_hessian(&unit, &mut column);
-            unit[i] = T::ZERO;
-            base[i] = if column[i].is_finite() && column[i] > T::ZERO {
-                clamp_variance(column[i])
-            } else {
-                clamp_variance(path.gamma())
-            };
-        }
-        if metric.rebuild(&base, &path, self.rank_tolerance).is_err() {
-            return Some((*position, outcome.gradient_evaluations));
-        }
-        self.base = base;
-        // Start at the optimum plus a draw from N(0, H): v = H·M^{1/2}z.
-        let mut p = [T::ZERO; D];
-        let mut v = [T::ZERO; D];
-        metric.momentum_from_normals(normals, &mut p);
-        metric.velocity(&p, &mut v);
-        let mut start = outcome.position;
-        for i in 0..D {
-            start[i] += v[i];
-        }
-        if !crate::linalg::all_finite(&start) {
-            start = outcome.position;
-        }
-        Some((start, outcome.gradient_evaluations))
+        let found = self.start_from_optimization(target, position, normals, metric);
+        let _ = self.memory.reset(LbfgsSettings::with_max_pairs(M));
+        found
     }
 
     /// Two secant pairs measured at the window's end, one gradient each: along
@@ -654,7 +733,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
             };
             match rebuilt {
                 Ok(b) => {
-                    core::mem::swap(metric, &mut self.candidate);
+                    crate::in_place::swap(metric, &mut self.candidate);
                     self.pairs_used = if with_pairs { metric.pairs_used() } else { 0 };
                     self.base = b;
                     changed = true;
@@ -678,8 +757,8 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         // never probes gets fresh sums each window instead of stale ones.
         self.spread.restart(None);
         self.stiffness.restart(None);
-        self.diagonal.reset();
-        self.window_diagonal.reset();
+        self.diagonal.clear();
+        self.window_diagonal.clear();
         self.recent_len = 0;
         self.recent_next = 0;
         self.observed = 0;

@@ -55,6 +55,17 @@ pub trait MetricEstimator<T: Real, const D: usize> {
     /// The metric it tunes.
     type Metric: Metric<T, D>;
 
+    /// What [`reset`](Self::reset) needs to rebuild the estimator in place:
+    /// the settings it was built with (`()` when it has none).
+    type Settings: Copy + core::fmt::Debug;
+
+    /// Puts the estimator, in place, in the state of a newly built one with
+    /// `settings`, and `metric` in the state such an estimator starts from:
+    /// the identity. No copy of either is made on the stack (they can be
+    /// large: [`AdaptiveNuts::reset`](super::AdaptiveNuts::reset) and
+    /// [`crate::in_place`]). On error (an invalid setting) nothing changes.
+    fn reset(&mut self, settings: Self::Settings, metric: &mut Self::Metric) -> Result<(), Error>;
+
     /// Called once before the first warm-up draw with the initial state; may
     /// set a first metric (e.g. from the gradient's scale).
     fn initialize(
@@ -106,8 +117,15 @@ pub trait MetricEstimator<T: Real, const D: usize> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct IdentityEstimator;
 
+crate::in_place::zero_valid!(impl[] IdentityEstimator {});
+
 impl<T: Real, const D: usize> MetricEstimator<T, D> for IdentityEstimator {
     type Metric = IdentityMetric;
+    type Settings = ();
+
+    fn reset(&mut self, _: (), _: &mut IdentityMetric) -> Result<(), Error> {
+        Ok(())
+    }
 
     fn initialize(&mut self, _: &[T; D], _: &[T; D], _: &mut IdentityMetric) -> Result<(), Error> {
         Ok(())
@@ -139,6 +157,8 @@ pub struct DiagonalEstimator<T, const D: usize> {
     draws: Welford<T, D>,
     gradients: Welford<T, D>,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] DiagonalEstimator<T, D> { draws, gradients });
 
 impl<T: Real, const D: usize> Default for DiagonalEstimator<T, D> {
     fn default() -> Self {
@@ -194,7 +214,7 @@ impl<T: Real, const D: usize> DiagonalEstimator<T, D> {
         Some(out)
     }
 
-    pub(crate) fn reset(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.draws.reset();
         self.gradients.reset();
     }
@@ -202,6 +222,13 @@ impl<T: Real, const D: usize> DiagonalEstimator<T, D> {
 
 impl<T: Real, const D: usize> MetricEstimator<T, D> for DiagonalEstimator<T, D> {
     type Metric = DiagonalMetric<T, D>;
+    type Settings = ();
+
+    fn reset(&mut self, _: (), metric: &mut DiagonalMetric<T, D>) -> Result<(), Error> {
+        self.clear();
+        metric.set_identity();
+        Ok(())
+    }
 
     fn initialize(
         &mut self,
@@ -209,7 +236,7 @@ impl<T: Real, const D: usize> MetricEstimator<T, D> for DiagonalEstimator<T, D> 
         gradient: &[T; D],
         metric: &mut DiagonalMetric<T, D>,
     ) -> Result<(), Error> {
-        self.reset();
+        self.clear();
         metric.set_variances(&variances_from_gradient(gradient))
     }
 
@@ -219,7 +246,7 @@ impl<T: Real, const D: usize> MetricEstimator<T, D> for DiagonalEstimator<T, D> 
 
     fn end_window(&mut self, metric: &mut DiagonalMetric<T, D>) -> Result<MetricChange, Error> {
         let estimate = self.estimate(metric.variances());
-        self.reset();
+        self.clear();
         match estimate {
             Some(v) => metric.set_variances(&v).map(|()| MetricChange::Replaced),
             None => Ok(MetricChange::Kept),
@@ -233,6 +260,8 @@ impl<T: Real, const D: usize> MetricEstimator<T, D> for DiagonalEstimator<T, D> 
 pub struct DenseEstimator<T, const D: usize> {
     draws: WelfordCovariance<T, D>,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] DenseEstimator<T, D> { draws });
 
 impl<T: Real, const D: usize> Default for DenseEstimator<T, D> {
     fn default() -> Self {
@@ -251,6 +280,13 @@ impl<T: Real, const D: usize> DenseEstimator<T, D> {
 
 impl<T: Real, const D: usize> MetricEstimator<T, D> for DenseEstimator<T, D> {
     type Metric = DenseMetric<T, D>;
+    type Settings = ();
+
+    fn reset(&mut self, _: (), metric: &mut DenseMetric<T, D>) -> Result<(), Error> {
+        self.draws.reset();
+        metric.set_identity();
+        Ok(())
+    }
 
     fn initialize(
         &mut self,

@@ -40,7 +40,7 @@ mod scale_shrinkage;
 mod schedule;
 mod welford;
 
-pub use lbfgs_estimator::{DEFAULT_RANK_TOLERANCE, LbfgsEstimator};
+pub use lbfgs_estimator::{DEFAULT_RANK_TOLERANCE, LbfgsEstimator, LbfgsEstimatorSettings};
 pub use metric_estimators::{
     DenseEstimator, DiagonalEstimator, IdentityEstimator, MetricChange, MetricEstimator,
 };
@@ -102,6 +102,8 @@ pub struct DualAveragingSettings<T> {
     pub kappa: T,
 }
 
+crate::in_place::zero_valid!(impl[T: Real] DualAveragingSettings<T> { initial_step_size, target_acceptance, gamma, t0, kappa });
+
 impl<T: Real> DualAveragingSettings<T> {
     /// Stan's defaults: δ = 0.8, γ = 0.05, t₀ = 10, κ = 0.75.
     pub fn stan(initial_step_size: T) -> Self {
@@ -157,6 +159,8 @@ pub struct DualAveraging<T> {
     x: T,
     x_bar: T,
 }
+
+crate::in_place::zero_valid!(impl[T: Real] DualAveraging<T> { settings, mu, counter, s_bar, x, x_bar });
 
 impl<T: Real> DualAveraging<T> {
     /// Validates the settings and starts at ε₀.

@@ -15,6 +15,8 @@
 //! k consecutive slow windows have kept the metric, the remaining slow windows
 //! are skipped and only the terminal buffer follows.
 
+use core::mem::MaybeUninit;
+
 use rand_core::Rng;
 
 use super::metric_estimators::{MetricChange, MetricEstimator};
@@ -22,6 +24,7 @@ use super::schedule::WarmupSchedule;
 use super::{DualAveraging, DualAveragingSettings};
 use crate::Real;
 use crate::error::Error;
+use crate::in_place::ZeroValid;
 use crate::samplers::nuts::{Nuts, NutsSettings, NutsStats};
 use crate::target::Potential;
 
@@ -95,18 +98,31 @@ pub struct AdaptiveNuts<
     slow_windows_over: bool,
 }
 
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, E: MetricEstimator<T, D> + ZeroValid, const MAX_DEPTH: usize]
+    AdaptiveNuts<T, D, E, MAX_DEPTH> where [E::Metric: ZeroValid] {
+    nuts, estimator, schedule, dual, draws, metric_updates, metric_update_failures,
+    warmup_gradient_evaluations, jitter, final_step_size, statistic, windows_kept_in_a_row,
+    early_end_after, warmup_end, slow_windows_over
+});
+
 /// Which per-draw acceptance statistic dual averaging drives to its target δ.
+/// (`repr(u8)`, `Stan` = 0: all-zero bytes are `Stan`.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
 pub enum AcceptanceStatistic {
     /// Stan's mean of min(1, e^(H₀−H)) ([`NutsStats::acceptance_statistic`]).
     #[default]
-    Stan,
+    Stan = 0,
     /// The symmetric (Barker) mean 2·min(1, e^(H₀−H))/(1 + e^(H₀−H))
     /// ([`NutsStats::symmetric_acceptance_statistic`]), which nuts-rs adapts
     /// to. At the same δ it allows a larger step size than Stan's statistic
     /// on near-Gaussian targets.
     Symmetric,
 }
+
+// SAFETY: `repr(u8)` and `Stan = 0`: the zero byte is `Stan`.
+#[allow(unsafe_code)]
+unsafe impl ZeroValid for AcceptanceStatistic {}
 
 impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
     AdaptiveNuts<T, D, E, MAX_DEPTH>
@@ -145,6 +161,46 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             warmup_end: schedule.warmup_draws(),
             slow_windows_over: false,
         })
+    }
+
+    /// In place, the state of [`new`](Self::new) with `settings`, `schedule`,
+    /// an estimator built with `estimator` (its [`MetricEstimator::Settings`])
+    /// and the metric it starts from (the identity), at `initial_position`:
+    /// a new chain in the same storage, nothing of the sampler copied onto
+    /// the stack. The acceptance statistic, target acceptance, jitter and
+    /// early end return to their defaults. On an invalid setting nothing
+    /// changes; if the start is not finite for the target, the estimator
+    /// and metric may already be reset (the sampler stays usable).
+    pub fn reset<P: Potential<T, D>>(
+        &mut self,
+        settings: NutsSettings<T>,
+        schedule: WarmupSchedule,
+        estimator: E::Settings,
+        initial_position: &[T; D],
+        target: &P,
+    ) -> Result<(), Error> {
+        settings.validate(MAX_DEPTH)?;
+        let dual = DualAveraging::new(DualAveragingSettings::stan(settings.step_size))?;
+        self.estimator.reset(estimator, self.nuts.metric_mut())?;
+        self.nuts.reset(settings, initial_position, target)?;
+        if schedule.warmup_draws() > 0 {
+            let (position, gradient, metric) = self.nuts.state_and_metric_mut();
+            self.estimator.initialize(position, gradient, metric)?;
+        }
+        self.schedule = schedule;
+        self.dual = dual;
+        self.draws = 0;
+        self.metric_updates = 0;
+        self.metric_update_failures = 0;
+        self.warmup_gradient_evaluations = 0;
+        self.jitter = T::ZERO;
+        self.final_step_size = settings.step_size;
+        self.statistic = AcceptanceStatistic::Stan;
+        self.windows_kept_in_a_row = 0;
+        self.early_end_after = 0;
+        self.warmup_end = schedule.warmup_draws();
+        self.slow_windows_over = false;
+        Ok(())
     }
 
     /// Sets the target acceptance δ of dual averaging (Stan: 0.8); call before
@@ -237,16 +293,17 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             AcceptanceStatistic::Symmetric => stats.symmetric_acceptance_statistic,
         });
         let slow = !self.slow_windows_over;
+        // The estimator borrows the state in place: copies of position and
+        // gradient would cost 2·D numbers of stack each (16 KB at D = 1000).
+        let nuts = &self.nuts;
         if slow && self.schedule.in_slow_window(draw) {
-            let (position, gradient) = (*self.nuts.position(), *self.nuts.gradient());
             self.estimator
-                .observe(&position, &gradient, self.nuts.metric());
+                .observe(nuts.position(), nuts.gradient(), nuts.metric());
         }
         if slow && self.schedule.is_window_end(draw) {
-            let (position, gradient) = (*self.nuts.position(), *self.nuts.gradient());
-            let probes = self
-                .estimator
-                .probe(target, &position, &gradient, self.nuts.metric());
+            let probes =
+                self.estimator
+                    .probe(target, nuts.position(), nuts.gradient(), nuts.metric());
             self.warmup_gradient_evaluations += probes as u64;
             let change = self.estimator.end_window(self.nuts.metric_mut());
             match change {
@@ -331,11 +388,105 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
     }
 }
 
+/// Building the sampler where it lives ([`crate::in_place`]).
+impl<T: Real, const D: usize, E, const MAX_DEPTH: usize> AdaptiveNuts<T, D, E, MAX_DEPTH>
+where
+    E: MetricEstimator<T, D> + ZeroValid,
+    E::Metric: ZeroValid,
+{
+    /// Builds the sampler in `slot` (a `static`, a local `MaybeUninit`, a
+    /// heap allocation), as [`new`](Self::new) with the metric the estimator
+    /// starts from (the identity) would, and returns it there: the sampler is
+    /// never built on the stack and copied, so `construction + step` needs
+    /// only the stack of one draw beyond the sampler itself. On error the
+    /// slot holds zero bytes and nothing is returned.
+    ///
+    /// ```
+    /// use core::mem::MaybeUninit;
+    /// use qnmc::adaptation::{
+    ///     AdaptiveNuts, DEFAULT_RANK_TOLERANCE, LbfgsEstimator, LbfgsEstimatorSettings,
+    ///     WarmupSchedule,
+    /// };
+    /// use qnmc::{NutsSettings, Potential};
+    /// use rand_core::SeedableRng;
+    ///
+    /// struct Normal;
+    /// impl Potential<f64, 3> for Normal {
+    ///     fn potential_and_gradient(&self, x: &[f64; 3], g: &mut [f64; 3]) -> f64 {
+    ///         *g = *x;
+    ///         0.5 * (x[0] * x[0] + x[1] * x[1] + x[2] * x[2])
+    ///     }
+    /// }
+    ///
+    /// type Chain = AdaptiveNuts<f64, 3, LbfgsEstimator<f64, 3, 4>>;
+    /// let mut slot = MaybeUninit::<Chain>::uninit();
+    /// let chain = Chain::init_in_place(
+    ///     &mut slot,
+    ///     NutsSettings::new(1.0),
+    ///     WarmupSchedule::stan(200).unwrap(),
+    ///     LbfgsEstimatorSettings::new(DEFAULT_RANK_TOLERANCE),
+    ///     &[1.0, -1.0, 0.5],
+    ///     &Normal,
+    /// )
+    /// .unwrap();
+    /// let mut rng = rand_xorshift::XorShiftRng::seed_from_u64(3);
+    /// for _ in 0..300 {
+    ///     chain.step(&Normal, &mut rng);
+    /// }
+    /// assert!(!chain.is_warming_up());
+    /// ```
+    pub fn init_in_place<'s, P: Potential<T, D>>(
+        slot: &'s mut MaybeUninit<Self>,
+        settings: NutsSettings<T>,
+        schedule: WarmupSchedule,
+        estimator: E::Settings,
+        initial_position: &[T; D],
+        target: &P,
+    ) -> Result<&'s mut Self, Error> {
+        let chain = crate::in_place::zeroed(slot);
+        chain.reset(settings, schedule, estimator, initial_position, target)?;
+        Ok(chain)
+    }
+
+    /// [`init_in_place`](Self::init_in_place) into a `Box` allocated zeroed
+    /// on the heap (feature `alloc`): the way to keep a large sampler on an
+    /// ordinary thread, whose stack it need never fit.
+    ///
+    /// Sizes and stack of the default (`LbfgsEstimator<f64, D, 20>`), built
+    /// here, in bytes (`cargo run -p qnmc-tests-debug --example stack_use`,
+    /// `--release` for the second figure; a debug build keeps copies an
+    /// optimised one elides):
+    ///
+    /// | D | sampler (heap) | stack to build it, debug / release | stack of a draw (warm-up included), debug / release |
+    /// |---|---|---|---|
+    /// | 25 | 211 392 | 8.5 K / ≤ 4 K | 17 K / 6 K |
+    /// | 100 | 387 264 | 9.7 K / ≤ 4 K | 47 K / 20 K |
+    /// | 1000 | 2 496 512 | 26 K / 10 K | 451 K / 193 K |
+    ///
+    /// `AdaptiveNuts::new` returns the sampler by value instead: it builds
+    /// it on the stack, and a debug build needs about five times its size
+    /// there (2 MB at D = 100, overflowing a default 2 MiB thread).
+    #[cfg(feature = "alloc")]
+    pub fn new_boxed<P: Potential<T, D>>(
+        settings: NutsSettings<T>,
+        schedule: WarmupSchedule,
+        estimator: E::Settings,
+        initial_position: &[T; D],
+        target: &P,
+    ) -> Result<alloc::boxed::Box<Self>, Error> {
+        let mut chain = crate::in_place::zeroed_box::<Self>();
+        chain.reset(settings, schedule, estimator, initial_position, target)?;
+        Ok(chain)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adaptation::{DiagonalEstimator, IdentityEstimator};
-    use crate::metric::{DiagonalMetric, IdentityMetric};
+    use crate::adaptation::{
+        DiagonalEstimator, IdentityEstimator, LbfgsEstimator, LbfgsEstimatorSettings,
+    };
+    use crate::metric::{DiagonalMetric, IdentityMetric, LbfgsMetric};
     use rand_core::SeedableRng;
     use rand_xorshift::XorShiftRng;
 
@@ -396,5 +547,204 @@ mod tests {
             let got = warmup(metric, DiagonalEstimator::new(), early);
             assert_eq!(got, [500, 500, 50], "early end after {early}");
         }
+    }
+
+    /// A badly scaled, correlated 7-D Gaussian: U = ½ Σᵢ (xᵢ − xᵢ₋₁/2)²/sᵢ².
+    struct Chained;
+
+    impl Potential<f64, 7> for Chained {
+        fn potential_and_gradient(&self, x: &[f64; 7], g: &mut [f64; 7]) -> f64 {
+            let scale = |i: usize| 0.3 * (i as f64 + 1.0);
+            let mut u = 0.0;
+            *g = [0.0; 7];
+            for i in 0..7 {
+                let r = x[i] - if i > 0 { 0.5 * x[i - 1] } else { 0.0 };
+                let w = r / (scale(i) * scale(i));
+                u += 0.5 * r * w;
+                g[i] += w;
+                if i > 0 {
+                    g[i - 1] -= 0.5 * w;
+                }
+            }
+            u
+        }
+    }
+
+    type LbfgsChain = AdaptiveNuts<f64, 7, LbfgsEstimator<f64, 7, 3>, 8>;
+
+    fn lbfgs_settings() -> LbfgsEstimatorSettings<f64> {
+        let mut settings = LbfgsEstimatorSettings::new(0.1);
+        settings.max_pairs = 2;
+        settings
+    }
+
+    fn new_lbfgs_chain(start: [f64; 7]) -> LbfgsChain {
+        let estimator = LbfgsEstimator::new(0.1).unwrap().with_max_pairs(2);
+        let mut nuts = NutsSettings::new(0.4);
+        nuts.max_tree_depth = 8;
+        AdaptiveNuts::new(
+            nuts,
+            WarmupSchedule::after_optimization(200).unwrap(),
+            LbfgsMetric::identity(),
+            estimator,
+            start,
+            &Chained,
+        )
+        .unwrap()
+    }
+
+    /// Positions of `draws` draws, with the chain's settings as the host sets them.
+    fn drive<E: MetricEstimator<f64, 7>>(
+        chain: &mut AdaptiveNuts<f64, 7, E, 8>,
+        seed: u64,
+        draws: usize,
+    ) -> Vec<[f64; 7]> {
+        chain.set_acceptance_statistic(AcceptanceStatistic::Symmetric);
+        chain.set_early_end(2);
+        chain.set_jitter(0.1).unwrap();
+        let mut rng = XorShiftRng::seed_from_u64(seed);
+        (0..draws)
+            .map(|_| {
+                chain.step(&Chained, &mut rng);
+                *chain.position()
+            })
+            .collect()
+    }
+
+    /// Built in place (zeroed, then `reset`), the sampler has every field of
+    /// `new`'s (compared through `Debug`, which prints each float exactly),
+    /// and draws the same chain bit for bit; so does a used sampler `reset`
+    /// for a new chain.
+    #[test]
+    fn built_in_place_it_is_the_sampler_new_builds() {
+        let start = [0.5, -1.0, 2.0, 0.0, 1.5, -0.5, 3.0];
+        let mut nuts = NutsSettings::new(0.4);
+        nuts.max_tree_depth = 8;
+        let schedule = WarmupSchedule::after_optimization(200).unwrap();
+        let mut fresh = new_lbfgs_chain(start);
+        let mut slot = MaybeUninit::uninit();
+        let placed = LbfgsChain::init_in_place(
+            &mut slot,
+            nuts,
+            schedule,
+            lbfgs_settings(),
+            &start,
+            &Chained,
+        )
+        .unwrap();
+        assert_eq!(format!("{fresh:?}"), format!("{placed:?}"));
+        let expected = drive(&mut fresh, 5, 400);
+        assert_eq!(expected, drive(placed, 5, 400));
+        // The used sampler, reset to the same start, repeats the chain.
+        placed
+            .reset(nuts, schedule, lbfgs_settings(), &start, &Chained)
+            .unwrap();
+        assert_eq!(
+            format!("{:?}", new_lbfgs_chain(start)),
+            format!("{placed:?}")
+        );
+        assert_eq!(expected, drive(placed, 5, 400));
+
+        // The diagonal estimator too.
+        type DiagonalChain = AdaptiveNuts<f64, 7, DiagonalEstimator<f64, 7>, 8>;
+        let mut fresh = DiagonalChain::new(
+            nuts,
+            schedule,
+            DiagonalMetric::identity(),
+            DiagonalEstimator::new(),
+            start,
+            &Chained,
+        )
+        .unwrap();
+        let mut slot = MaybeUninit::uninit();
+        let placed =
+            DiagonalChain::init_in_place(&mut slot, nuts, schedule, (), &start, &Chained).unwrap();
+        assert_eq!(format!("{fresh:?}"), format!("{placed:?}"));
+        assert_eq!(drive(&mut fresh, 9, 300), drive(placed, 9, 300));
+    }
+
+    /// Invalid settings and starts are errors, and a `reset` refused for
+    /// them leaves the running chain exactly as it was.
+    #[test]
+    fn a_refused_reset_changes_nothing() {
+        let start = [0.5; 7];
+        let mut chain = new_lbfgs_chain(start);
+        drive(&mut chain, 2, 50);
+        let before = format!("{chain:?}");
+        let mut nuts = NutsSettings::new(0.4);
+        nuts.max_tree_depth = 8;
+        let schedule = WarmupSchedule::stan(100).unwrap();
+        let mut bad_step = nuts;
+        bad_step.step_size = f64::NAN;
+        let mut bad_depth = nuts;
+        bad_depth.max_tree_depth = 9;
+        let mut bad_tolerance = lbfgs_settings();
+        bad_tolerance.rank_tolerance = -1.0;
+        let nan_start = [f64::NAN; 7];
+        assert!(
+            chain
+                .reset(bad_step, schedule, lbfgs_settings(), &start, &Chained)
+                .is_err()
+        );
+        assert!(
+            chain
+                .reset(bad_depth, schedule, lbfgs_settings(), &start, &Chained)
+                .is_err()
+        );
+        assert!(
+            chain
+                .reset(nuts, schedule, bad_tolerance, &start, &Chained)
+                .is_err()
+        );
+        assert_eq!(before, format!("{chain:?}"));
+        // A start that is not finite: an error, and the chain still draws.
+        assert_eq!(
+            chain.reset(nuts, schedule, lbfgs_settings(), &nan_start, &Chained),
+            Err(Error::NonFiniteInitialState)
+        );
+        let mut rng = XorShiftRng::seed_from_u64(4);
+        for _ in 0..20 {
+            chain.step(&Chained, &mut rng);
+            assert!(chain.position().iter().all(|x| x.is_finite()));
+        }
+        let mut slot = MaybeUninit::<LbfgsChain>::uninit();
+        assert!(
+            LbfgsChain::init_in_place(
+                &mut slot,
+                bad_step,
+                schedule,
+                lbfgs_settings(),
+                &start,
+                &Chained
+            )
+            .is_err()
+        );
+    }
+
+    /// The L-BFGS pieces rebuilt in place equal the constructors' values.
+    #[test]
+    fn pieces_reset_in_place_equal_new_ones() {
+        use crate::lbfgs::{LbfgsMemory, LbfgsSettings};
+        let mut metric = LbfgsMetric::<f32, 5, 3>::identity();
+        let mut memory = LbfgsMemory::<f32, 5, 3>::new(LbfgsSettings::with_max_pairs(3)).unwrap();
+        assert!(memory.try_push(&[1.0, 0.0, 0.5, 0.0, 0.0], &[2.0, 0.0, 1.0, 0.0, 0.1]));
+        metric.rebuild(&[2.0; 5], &memory, 0.0).unwrap();
+        assert_ne!(
+            format!("{metric:?}"),
+            format!("{:?}", LbfgsMetric::<f32, 5, 3>::identity())
+        );
+        metric.set_identity();
+        assert_eq!(
+            format!("{metric:?}"),
+            format!("{:?}", LbfgsMetric::<f32, 5, 3>::identity())
+        );
+        let mut settings = LbfgsSettings::with_max_pairs(2);
+        settings.scaling = crate::lbfgs::InitialScaling::NewestPair(0.5);
+        memory.reset(settings).unwrap();
+        let new = LbfgsMemory::<f32, 5, 3>::new(settings).unwrap();
+        assert_eq!(format!("{memory:?}"), format!("{new:?}"));
+        settings.max_pairs = 4;
+        assert!(memory.reset(settings).is_err());
+        assert_eq!(format!("{memory:?}"), format!("{new:?}"));
     }
 }

@@ -26,6 +26,8 @@ pub struct WarmupSchedule {
     base_window: u64,
 }
 
+crate::in_place::zero_valid!(impl[] WarmupSchedule { warmup_draws, initial_buffer, terminal_buffer, base_window });
+
 impl WarmupSchedule {
     /// Stan's defaults: initial buffer 75, terminal buffer 50, base window 25.
     pub fn stan(warmup_draws: u64) -> Result<Self, Error> {

@@ -11,6 +11,8 @@ pub struct Welford<T, const D: usize> {
     m2: [T; D],
 }
 
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] Welford<T, D> { count, mean, m2 });
+
 impl<T: Real, const D: usize> Default for Welford<T, D> {
     fn default() -> Self {
         Self::new()
@@ -29,7 +31,7 @@ impl<T: Real, const D: usize> Welford<T, D> {
 
     /// Forgets every observation.
     pub fn reset(&mut self) {
-        *self = Self::new();
+        crate::in_place::zero(self);
     }
 
     /// Adds one observation.
@@ -71,6 +73,8 @@ pub struct WelfordCovariance<T, const D: usize> {
     comoment: [[T; D]; D],
 }
 
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] WelfordCovariance<T, D> { count, mean, comoment });
+
 impl<T: Real, const D: usize> Default for WelfordCovariance<T, D> {
     fn default() -> Self {
         Self::new()
@@ -89,11 +93,7 @@ impl<T: Real, const D: usize> WelfordCovariance<T, D> {
 
     /// Forgets every observation.
     pub fn reset(&mut self) {
-        self.count = 0;
-        self.mean = [T::ZERO; D];
-        for row in self.comoment.iter_mut() {
-            *row = [T::ZERO; D];
-        }
+        crate::in_place::zero(self);
     }
 
     /// Adds one observation.

@@ -24,6 +24,8 @@ pub struct CurvaturePolicy<T> {
     pub min_relative_curvature: T,
 }
 
+crate::in_place::zero_valid!(impl[T: Real] CurvaturePolicy<T> { trust_region, min_relative_curvature });
+
 impl<T: Real> Default for CurvaturePolicy<T> {
     /// No trust region, ε = 1e-8.
     fn default() -> Self {

@@ -70,6 +70,8 @@ struct Coefficients<T, const M: usize> {
     y: [T; M],
 }
 
+crate::in_place::zero_valid!(impl[T: Real, const M: usize] Coefficients<T, M> { s, y });
+
 impl<T: Real, const M: usize> Coefficients<T, M> {
     fn zero() -> Self {
         Coefficients {
@@ -137,12 +139,18 @@ pub(crate) struct ProductFactors<T, const M: usize> {
     active: [usize; M],
     /// Number of entries of `active` in use.
     active_len: usize,
-    /// log det H, computed on first use after a rebuild (`None` until then):
-    /// the samplers that only draw pay no logarithms.
-    log_det_inverse_hessian: Option<T>,
+    /// log det H, computed on first use after a rebuild (valid only when
+    /// `log_det_known`): the samplers that only draw pay no logarithms.
+    log_det_inverse_hessian: T,
+    log_det_known: bool,
     count: usize,
     valid: bool,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const M: usize] ProductFactors<T, M> {
+    gs, gy, gram_len, pushed, w, gw, curvature, sbs, alpha, active, active_len, log_det_inverse_hessian,
+    log_det_known, count, valid
+});
 
 impl<T: Real, const M: usize> ProductFactors<T, M> {
     pub(crate) fn new() -> Self {
@@ -158,7 +166,8 @@ impl<T: Real, const M: usize> ProductFactors<T, M> {
             alpha: [T::ZERO; M],
             active: [0; M],
             active_len: 0,
-            log_det_inverse_hessian: None,
+            log_det_inverse_hessian: T::ZERO,
+            log_det_known: false,
             count: 0,
             valid: false,
         }
@@ -272,21 +281,22 @@ impl<T: Real, const M: usize> ProductFactors<T, M> {
             self.active[self.active_len] = k;
             self.active_len += 1;
         }
-        self.log_det_inverse_hessian = None;
+        self.log_det_known = false;
         self.valid = true;
     }
 
     /// log det H = D log γ + Σ_k log(sᵀBs / sᵀy) over the pairs with a
     /// factor, in age order.
     fn log_det(&mut self, gamma: T, dimension: T) -> T {
-        if let Some(log_det) = self.log_det_inverse_hessian {
-            return log_det;
+        if self.log_det_known {
+            return self.log_det_inverse_hessian;
         }
         let mut log_det = dimension * gamma.ln();
         for &k in self.active() {
             log_det += (self.sbs[k] / self.curvature[k]).ln();
         }
-        self.log_det_inverse_hessian = Some(log_det);
+        self.log_det_inverse_hessian = log_det;
+        self.log_det_known = true;
         log_det
     }
 

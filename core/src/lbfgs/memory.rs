@@ -9,7 +9,11 @@ use crate::error::{Error, require_positive};
 use crate::linalg::dot;
 
 /// How the base matrix H⁰ = γI is chosen.
+///
+/// `#[repr(u8)]` gives it a defined layout: a tag byte, 0 for `Fixed`, then
+/// γ, so all-zero bytes are `Fixed(0)` ([`ZeroValid`](crate::in_place::ZeroValid)).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(u8)]
 pub enum InitialScaling<T> {
     /// A fixed γ > 0 (HAMCMC's γ; 1 makes an empty memory the identity).
     Fixed(T),
@@ -17,6 +21,11 @@ pub enum InitialScaling<T> {
     /// given value while the memory is empty.
     NewestPair(T),
 }
+
+// SAFETY: `repr(u8)`: the zero tag is `Fixed` (the first variant, discriminant
+// 0), whose one field is a `Real`, valid as zero bytes.
+#[allow(unsafe_code)]
+unsafe impl<T: Real> crate::in_place::ZeroValid for InitialScaling<T> {}
 
 impl<T: Real> InitialScaling<T> {
     fn initial(&self) -> T {
@@ -87,15 +96,15 @@ pub struct LbfgsMemory<T, const D: usize, const M: usize> {
     pairs_skipped: u64,
 }
 
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] LbfgsMemory<T, D, M> {
+    pairs, gamma, scaling, curvature, factors, pairs_admitted, pairs_skipped
+});
+
 impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
     /// An empty memory; fails if `max_pairs > M`, γ is not finite and positive,
     /// or the curvature policy is invalid.
     pub fn new(settings: LbfgsSettings<T>) -> Result<Self, Error> {
-        if settings.max_pairs > M {
-            return Err(Error::invalid("max_pairs", "at most the memory size M"));
-        }
-        require_positive(settings.scaling.initial(), "scaling")?;
-        settings.curvature.validate()?;
+        Self::validate(&settings)?;
         Ok(LbfgsMemory {
             pairs: PairRing::new(settings.max_pairs),
             gamma: settings.scaling.initial(),
@@ -105,6 +114,26 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
             pairs_admitted: 0,
             pairs_skipped: 0,
         })
+    }
+
+    /// In place, the state of [`LbfgsMemory::new`] with `settings` (the
+    /// counters too); on error nothing changes.
+    pub fn reset(&mut self, settings: LbfgsSettings<T>) -> Result<(), Error> {
+        Self::validate(&settings)?;
+        crate::in_place::zero(self);
+        self.pairs.reset(settings.max_pairs);
+        self.gamma = settings.scaling.initial();
+        self.scaling = settings.scaling;
+        self.curvature = settings.curvature;
+        Ok(())
+    }
+
+    fn validate(settings: &LbfgsSettings<T>) -> Result<(), Error> {
+        if settings.max_pairs > M {
+            return Err(Error::invalid("max_pairs", "at most the memory size M"));
+        }
+        require_positive(settings.scaling.initial(), "scaling")?;
+        settings.curvature.validate()
     }
 
     /// Offers the pair (s, y) to the memory. The curvature policy may shift y

@@ -15,6 +15,8 @@ pub struct PairRing<T, const D: usize, const M: usize> {
     capacity: usize,
 }
 
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] PairRing<T, D, M> { s, y, curvature, start, len, capacity });
+
 impl<T: Real, const D: usize, const M: usize> PairRing<T, D, M> {
     /// An empty ring that holds at most `capacity` pairs (clamped to `M`).
     pub fn new(capacity: usize) -> Self {
@@ -44,6 +46,12 @@ impl<T: Real, const D: usize, const M: usize> PairRing<T, D, M> {
     #[inline]
     pub fn capacity(&self) -> usize {
         self.capacity
+    }
+
+    /// In place, the state of `PairRing::new(capacity)`.
+    pub(crate) fn reset(&mut self, capacity: usize) {
+        crate::in_place::zero(self);
+        self.capacity = if capacity < M { capacity } else { M };
     }
 
     /// Forgets every pair.

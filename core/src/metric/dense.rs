@@ -30,7 +30,19 @@ pub struct DenseMetric<T, const D: usize> {
     lower: [[T; D]; D],
 }
 
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] DenseMetric<T, D> { lower });
+
 impl<T: Real, const D: usize> DenseMetric<T, D> {
+    /// In place, the value of [`identity`](Self::identity) (no D × D copy on
+    /// the stack).
+    pub fn set_identity(&mut self) {
+        for (i, row) in self.lower.iter_mut().enumerate() {
+            for (j, x) in row.iter_mut().enumerate() {
+                *x = if i == j { T::ONE } else { T::ZERO };
+            }
+        }
+    }
+
     /// M = Σ = I.
     pub fn identity() -> Self {
         let mut lower = [[T::ZERO; D]; D];

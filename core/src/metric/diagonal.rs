@@ -13,6 +13,8 @@ pub struct DiagonalMetric<T, const D: usize> {
     inverse_scales: [T; D],
 }
 
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] DiagonalMetric<T, D> { variances, inverse_scales });
+
 impl<T: Real, const D: usize> DiagonalMetric<T, D> {
     /// M = I.
     pub fn identity() -> Self {
@@ -20,6 +22,12 @@ impl<T: Real, const D: usize> DiagonalMetric<T, D> {
             variances: [T::ONE; D],
             inverse_scales: [T::ONE; D],
         }
+    }
+
+    /// In place, the value of [`identity`](Self::identity).
+    pub fn set_identity(&mut self) {
+        self.variances = [T::ONE; D];
+        self.inverse_scales = [T::ONE; D];
     }
 
     /// M⁻¹ = diag(`variances`); every value finite and > 0.

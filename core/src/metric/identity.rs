@@ -7,6 +7,8 @@ use crate::Real;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct IdentityMetric;
 
+crate::in_place::zero_valid!(impl[] IdentityMetric {});
+
 impl<T: Real, const D: usize> Metric<T, D> for IdentityMetric {
     #[inline]
     fn momentum_from_normals(&self, z: &[T; D], p: &mut [T; D]) {

@@ -122,6 +122,10 @@ const MAX_JACOBI_SWEEPS: usize = 50;
 #[derive(Debug, Clone)]
 struct Square<T, const M: usize>([[[[T; M]; 2]; M]; 2]);
 
+// SAFETY: its one field is an array of `Real`s, which are `ZeroValid`.
+#[allow(unsafe_code)]
+unsafe impl<T: Real, const M: usize> crate::in_place::ZeroValid for Square<T, M> {}
+
 impl<T: Real, const M: usize> Square<T, M> {
     fn zero() -> Self {
         Square([[[[T::ZERO; M]; 2]; M]; 2])
@@ -182,6 +186,8 @@ struct Workspace<T, const M: usize> {
     /// I + T W Tᵀ, diagonalised in place.
     g: Square<T, M>,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const M: usize] Workspace<T, M> { r, r_inv, c, t, a, ac, g });
 
 impl<T: Real, const M: usize> Workspace<T, M> {
     fn new() -> Self {
@@ -313,7 +319,23 @@ pub struct LbfgsMetric<T, const D: usize, const M: usize> {
     work: Workspace<T, M>,
 }
 
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] LbfgsMetric<T, D, M> {
+    base, sqrt_base, inv_sqrt_base, directions, eigenvalues, velocity_coefficients, momentum_coefficients,
+    sqrt_coefficients, hessian_coefficients, rank, log_det_base, log_det, rank_tolerance, pairs_used,
+    pairs_skipped, work
+});
+
 impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
+    /// In place, the value of [`identity`](Self::identity) (no copy of the
+    /// metric on the stack).
+    pub fn set_identity(&mut self) {
+        crate::in_place::zero(self);
+        self.base = [T::ONE; D];
+        self.sqrt_base = [T::ONE; D];
+        self.inv_sqrt_base = [T::ONE; D];
+        self.eigenvalues = [[T::ONE; M]; 2];
+    }
+
     /// H = I: base b = 1, no pairs, τ = 0.
     pub fn identity() -> Self {
         LbfgsMetric {

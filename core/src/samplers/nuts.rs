@@ -70,6 +70,8 @@ pub struct NutsSettings<T> {
     pub max_energy_error: T,
 }
 
+crate::in_place::zero_valid!(impl[T: Real] NutsSettings<T> { step_size, max_tree_depth, max_energy_error });
+
 impl<T: Real> NutsSettings<T> {
     /// Step size ε, Stan's maximum depth 10 and divergence threshold 1000.
     pub fn new(step_size: T) -> Self {
@@ -158,6 +160,8 @@ struct PhasePoint<T, const D: usize> {
     potential: T,
     energy: T,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] PhasePoint<T, D> { position, momentum, gradient, velocity, gradient_velocity, potential, energy });
 
 impl<T: Real, const D: usize> PhasePoint<T, D> {
     fn zero() -> Self {
@@ -259,6 +263,8 @@ struct Sample<T, const D: usize> {
     energy: T,
 }
 
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] Sample<T, D> { position, gradient, potential, energy });
+
 impl<T: Real, const D: usize> Sample<T, D> {
     fn zero() -> Self {
         Sample {
@@ -289,6 +295,8 @@ struct Span<T, const D: usize> {
     momentum_end: [T; D],
     velocity_end: [T; D],
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] Span<T, D> { rho, momentum_begin, velocity_begin, momentum_end, velocity_end });
 
 impl<T: Real, const D: usize> Span<T, D> {
     fn zero() -> Self {
@@ -564,6 +572,10 @@ pub struct Nuts<T, const D: usize, K, const MAX_DEPTH: usize = 10> {
     slot: [usize; MAX_DEPTH],
 }
 
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, K: crate::in_place::ZeroValid, const MAX_DEPTH: usize] Nuts<T, D, K, MAX_DEPTH> {
+    settings, metric, samples, current, backward, forward, end_momentum, end_velocity, rho, normals, spans, slot
+});
+
 impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D, K, MAX_DEPTH> {
     /// Validates `settings` and evaluates the target at `initial_position`.
     pub fn new<P: Potential<T, D>>(
@@ -600,6 +612,48 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             slot,
             normals: [T::ZERO; D],
         })
+    }
+
+    /// In place, the state of [`Nuts::new`] with `settings` at
+    /// `initial_position`, keeping the metric: nothing of the sampler is
+    /// copied onto the stack (it can be large; [`crate::in_place`]). On
+    /// error (invalid settings, a start that is not finite or where U or ∇U
+    /// is not finite) nothing changes.
+    pub fn reset<P: Potential<T, D>>(
+        &mut self,
+        settings: NutsSettings<T>,
+        initial_position: &[T; D],
+        target: &P,
+    ) -> Result<(), Error> {
+        settings.validate(MAX_DEPTH)?;
+        if !crate::linalg::all_finite(initial_position) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        // The gradient goes to scratch storage first (`normals` is refilled
+        // at every draw), so that a failure leaves the chain as it was.
+        let potential = target.potential_and_gradient(initial_position, &mut self.normals);
+        if !potential.is_finite() || !crate::linalg::all_finite(&self.normals) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        crate::in_place::zero(&mut self.samples[1]);
+        let state = &mut self.samples[0];
+        state.position = *initial_position;
+        state.gradient = self.normals;
+        state.potential = potential;
+        state.energy = T::ZERO;
+        self.settings = settings;
+        self.current = 0;
+        crate::in_place::zero(&mut self.backward);
+        crate::in_place::zero(&mut self.forward);
+        crate::in_place::zero(&mut self.end_momentum);
+        crate::in_place::zero(&mut self.end_velocity);
+        crate::in_place::zero(&mut self.rho);
+        crate::in_place::zero(&mut self.normals);
+        crate::in_place::zero(&mut self.spans);
+        for (k, s) in self.slot.iter_mut().enumerate() {
+            *s = k;
+        }
+        Ok(())
     }
 
     /// The chain's state.
@@ -640,6 +694,13 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
     /// The metric, to change it between draws (warm-up).
     pub fn metric_mut(&mut self) -> &mut K {
         &mut self.metric
+    }
+
+    /// The state's position and gradient with the metric to change from
+    /// them, borrowed together (no copy of the state on the stack).
+    pub(crate) fn state_and_metric_mut(&mut self) -> (&[T; D], &[T; D], &mut K) {
+        let state = &self.samples[self.current & 1];
+        (&state.position, &state.gradient, &mut self.metric)
     }
 
     /// The current state θ.
