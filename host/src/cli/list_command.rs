@@ -8,13 +8,20 @@ use crate::run::SamplerKind;
 
 /// The listing `qnmc list` prints.
 pub fn listing() -> String {
+    // One column for every name, as wide as the longest.
+    let width = TARGETS
+        .iter()
+        .map(|(name, _)| name.len())
+        .chain(SamplerKind::ALL.iter().map(|kind| kind.name().len()))
+        .max()
+        .unwrap_or(0);
     let mut out = String::from("targets (--target):\n");
     for (name, description) in TARGETS {
-        let _ = writeln!(out, "  {name:<18} {description}");
+        let _ = writeln!(out, "  {name:<width$} {description}");
     }
     out.push_str("\nsamplers (--sampler):\n");
     for kind in SamplerKind::ALL {
-        let _ = writeln!(out, "  {:<18} {}", kind.name(), kind.description());
+        let _ = writeln!(out, "  {:<width$} {}", kind.name(), kind.description());
     }
     out.push_str("\nreproductions (qnmc reproduce NAME|all):\n");
     for name in reproduce::NAMES {

@@ -7,13 +7,14 @@ use super::CliError;
 use super::args::TargetArgs;
 use crate::model::Model;
 use crate::targets::{
-    AmagoldDist1, AmagoldDist2, CsvOptions, DoubleWell, GaussianCovariance, GaussianModel,
-    LinearGaussian, LogisticRegressionModel, LogregDataset, Posteriordb, PosteriordbPosterior,
-    RecipeCorrelated2d, RecipeQuadratic, RecipeQuartic, YearsRegression,
+    AmagoldDist1, AmagoldDist2, CsvOptions, DoubleWell, EightSchoolsCentered, Funnel,
+    GaussianCovariance, GaussianModel, LinearGaussian, LogisticRegressionModel, LogregDataset,
+    Posteriordb, PosteriordbPosterior, RecipeCorrelated2d, RecipeQuadratic, RecipeQuartic,
+    StochasticVolatility, YearsRegression,
 };
 
 /// Every `--target` name with a one-line description, as `qnmc list` prints them.
-pub const TARGETS: [(&str, &str); 19] = [
+pub const TARGETS: [(&str, &str); 22] = [
     (
         "gaussian",
         "N(0, 11'+4I), the QNHMC paper's benchmark (--dimension, default 100)",
@@ -80,6 +81,18 @@ pub const TARGETS: [(&str, &str); 19] = [
     (
         "years-regression",
         "linear regression on calendar years 1950-2020, corr(a, b) = -0.99995 (D = 3, exact)",
+    ),
+    (
+        "funnel",
+        "Neal's funnel v ~ N(0, 9), x_i ~ N(0, e^v) (--dimension, default 10, exact)",
+    ),
+    (
+        "eight-schools-centered",
+        "centred eight schools, posteriordb eight_schools_centered (D = 10, built in)",
+    ),
+    (
+        "stochastic-volatility",
+        "centred AR(1) stochastic volatility, 100 simulated returns (D = 103, built in)",
     ),
 ];
 
@@ -205,6 +218,11 @@ pub fn build_target(args: &TargetArgs) -> Result<Box<dyn Model>, CliError> {
         "recipe-quartic" => Box::new(RecipeQuartic::paper()),
         "recipe-2d" => Box::new(RecipeCorrelated2d::paper()),
         "years-regression" => Box::new(YearsRegression::new()),
+        "funnel" => {
+            Box::new(Funnel::new(args.dimension.unwrap_or(Funnel::NEAL_DIMENSION)).map_err(usage)?)
+        }
+        "eight-schools-centered" => Box::new(EightSchoolsCentered::new()),
+        "stochastic-volatility" => Box::new(StochasticVolatility::new()),
         _ => {
             let names: Vec<&str> = TARGETS.iter().map(|(n, _)| *n).collect();
             return Err(CliError::Usage(format!(

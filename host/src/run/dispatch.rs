@@ -5,7 +5,8 @@
 //! ≥ n, padded with D − n independent N(0, 1) coordinates
 //! ([`PaddedModel`](crate::model::PaddedModel)) that are dropped from the
 //! output. Every built-in target (1, 2, 6, 7, 8, 10, 14, 15, 25, 100) has its
-//! own bucket and runs unpadded; the ladder above keeps padding below ~2×.
+//! own bucket and runs unpadded, except `stochastic-volatility` (103, in the
+//! 128 bucket); the ladder above keeps padding below ~2×.
 //! QNHMC's memory of m pairs runs with the smallest M of [`MEMORY_SIZES`] ≥ m
 //! (only m pairs are kept); HAMCMC's memory must be one of them.
 

@@ -21,19 +21,28 @@
 //!   probabilities and (symmetric) KL divergences;
 //! - [`YearsRegression`]: a linear regression on uncentred calendar years
 //!   (posterior corr(a, b) ≈ −0.99995), with its posterior moments computed
-//!   exactly (a, b integrated out, 1-D quadrature over log σ).
+//!   exactly (a, b integrated out, 1-D quadrature over log σ);
+//! - funnel geometry, data built in: [`Funnel`], Neal's funnel
+//!   (`--target funnel`, exact moments); [`EightSchoolsCentered`], the
+//!   centred eight-schools model (`eight-schools-centered`, τ = eˢ with its
+//!   Jacobian); [`StochasticVolatility`], a centred AR(1)
+//!   stochastic-volatility model on 100 simulated returns
+//!   (`stochastic-volatility`, φ = tanh a and σ = eˢ with their Jacobians).
 
 mod amagold_2d;
 pub(crate) mod analytic_toy;
 mod correlated_gaussian;
 mod density_grid;
 mod double_well;
+mod eight_schools_centered;
+mod funnel;
 mod gaussian_covariance;
 mod linear_gaussian;
 mod logistic_regression;
 mod logreg;
 mod posteriordb;
 mod recipe_toys;
+mod stochastic_volatility;
 #[cfg(test)]
 mod testing;
 mod years_regression;
@@ -45,6 +54,8 @@ pub use correlated_gaussian::{
 };
 pub use density_grid::{BadGrid, DensityGrid, Histogram, kl_divergence, symmetric_kl_divergence};
 pub use double_well::DoubleWell;
+pub use eight_schools_centered::EightSchoolsCentered;
+pub use funnel::{Funnel, FunnelDimensionError};
 pub use gaussian_covariance::{GaussianCovariance, SYMMETRY_TOLERANCE};
 pub use linear_gaussian::{LinearGaussian, LinearGaussianError, LinearGaussianModel, Posterior};
 pub use logistic_regression::LogisticRegression;
@@ -56,4 +67,5 @@ pub use posteriordb::{Posteriordb, PosteriordbPosterior, ReferenceSummary, Unkno
 pub use recipe_toys::{
     RECIPE_GRADIENT_NOISE_SD, RecipeCorrelated2d, RecipeMetric, RecipeQuadratic, RecipeQuartic,
 };
+pub use stochastic_volatility::StochasticVolatility;
 pub use years_regression::{YearsPosterior, YearsRegression};
