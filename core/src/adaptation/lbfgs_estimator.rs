@@ -369,7 +369,15 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
             OPTIMIZATION_ITERATIONS,
             T::from_f64(OPTIMIZATION_TOLERANCE),
         )?;
-        if outcome.iterations == 0 || self.memory.is_empty() {
+        // An optimisation that ran out of iterations without converging is
+        // following U down without end (a centred hierarchical model, whose U
+        // falls without bound as a scale goes to zero, the funnel's neck):
+        // its end point and its curvature pairs describe that, not the
+        // posterior's bulk, and a chain started there spends its warm-up
+        // climbing out (docs/NUTS.md, "Early end and funnels"). The chain
+        // then starts where it was, with the gradient-scaled diagonal.
+        let unbounded = !outcome.converged && outcome.iterations >= OPTIMIZATION_ITERATIONS;
+        if outcome.iterations == 0 || self.memory.is_empty() || unbounded {
             return Some((*position, outcome.gradient_evaluations));
         }
         // Base: the diagonal of the path's L-BFGS inverse Hessian (D two-loop
@@ -559,9 +567,10 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
     /// pairs on the diagonal of the path's own inverse Hessian give the first
     /// metric,
     /// and the chain starts at the optimum plus a draw from N(0, H) of that
-    /// metric. `None` (the chain starts where it is, with the gradient-scaled
-    /// diagonal) when the optimisation takes no step or the start is not
-    /// finite.
+    /// metric. The chain starts where it is, with the gradient-scaled
+    /// diagonal, when the optimisation takes no step or does not converge
+    /// within its iterations (U unbounded below, as in a centred
+    /// hierarchical model), and `None` when the start is not finite.
     fn initialize_by_optimization<P: Potential<T, D>>(
         &mut self,
         target: &P,
@@ -856,6 +865,61 @@ mod tests {
     /// the probe optional) must not carry one window's streamed covariance
     /// products into the next: after `end_window` both start empty, and they
     /// fill again from the next window's draws alone.
+    /// A centred hierarchy's U falls without bound as its scale goes to
+    /// zero; here U = ½a² + ½b²e^{−2s} − s (one group b of scale eˢ with the
+    /// Jacobian of s = log scale), which tends to −∞ along b = 0, s → −∞.
+    /// The optimisation runs out of iterations without converging, and the
+    /// chain keeps its start and the gradient-scaled diagonal; a bounded
+    /// target (s's prior added) converges and moves the start.
+    #[test]
+    fn an_optimisation_that_does_not_converge_moves_nothing() {
+        struct Neck {
+            prior: bool,
+        }
+        impl Potential<f64, 3> for Neck {
+            fn potential_and_gradient(&self, x: &[f64; 3], g: &mut [f64; 3]) -> f64 {
+                let (a, b, s) = (x[0], x[1], x[2]);
+                let w = (-2.0 * s).exp();
+                let prior = if self.prior { 0.5 * s * s } else { 0.0 };
+                g[0] = a;
+                g[1] = b * w;
+                g[2] = -b * b * w - 1.0 + if self.prior { s } else { 0.0 };
+                0.5 * a * a + 0.5 * b * b * w - s + prior
+            }
+        }
+        let start = [1.0, 0.5, 0.0];
+        let normals = [0.3, -0.2, 0.1];
+        for prior in [false, true] {
+            let target = Neck { prior };
+            let mut estimator = LbfgsEstimator::<f64, 3, 4>::new(0.0).unwrap();
+            let mut metric = LbfgsMetric::identity();
+            let mut gradient = [0.0; 3];
+            target.potential_and_gradient(&start, &mut gradient);
+            estimator
+                .initialize(&start, &gradient, &mut metric)
+                .unwrap();
+            let initial = format!("{metric:?}");
+            let (moved_to, evaluations) = estimator
+                .initialize_by_optimization(&target, &start, &normals, &mut metric)
+                .unwrap();
+            if prior {
+                assert_ne!(moved_to, start);
+                assert_ne!(format!("{metric:?}"), initial);
+                assert!(evaluations < 200, "{evaluations}");
+            } else {
+                assert_eq!(moved_to, start);
+                assert_eq!(format!("{metric:?}"), initial);
+                assert!(evaluations > OPTIMIZATION_ITERATIONS, "{evaluations}");
+            }
+            // Either way the estimator's memory is back to a new one's.
+            let fresh = LbfgsEstimator::<f64, 3, 4>::new(0.0).unwrap();
+            assert_eq!(
+                format!("{:?}", estimator.memory),
+                format!("{:?}", fresh.memory)
+            );
+        }
+    }
+
     #[test]
     fn windows_without_probes_start_fresh_products() {
         let mut rng = rand_xorshift::XorShiftRng::seed_from_u64(7);

@@ -12,8 +12,13 @@
 //! every later draw comes from one exact kernel.
 //!
 //! Optionally ([`AdaptiveNuts::set_early_end`]) the warm-up ends early: once
-//! k consecutive slow windows have kept the metric, the remaining slow windows
-//! are skipped and only the terminal buffer follows.
+//! k consecutive slow windows have kept the metric and were quiet (none of
+//! their draws diverged or reached the maximum tree depth, the first 10
+//! after a restart of dual averaging aside), the remaining
+//! slow windows are skipped and only the terminal buffer follows. "The
+//! estimator kept the metric" alone does not say the chain is where it will
+//! sample: a chain trapped in a funnel's neck keeps its metric too
+//! (docs/NUTS.md, "Early end and funnels").
 
 use core::mem::MaybeUninit;
 
@@ -88,8 +93,12 @@ pub struct AdaptiveNuts<
     jitter: T,
     final_step_size: T,
     statistic: AcceptanceStatistic,
-    /// Consecutive slow windows that kept the metric.
+    /// Consecutive slow windows that kept the metric and were quiet (no
+    /// divergence, no tree at the maximum depth).
     windows_kept_in_a_row: u32,
+    /// Draws of the current slow window that diverged or reached the maximum
+    /// tree depth, except in the first draws after dual averaging restarted.
+    window_troubled_draws: u32,
     /// End the slow windows after this many kept in a row (0: never).
     early_end_after: u32,
     /// Last warm-up draw (the schedule's, or earlier after an early end).
@@ -102,8 +111,13 @@ crate::in_place::zero_valid!(impl[T: Real, const D: usize, E: MetricEstimator<T,
     AdaptiveNuts<T, D, E, MAX_DEPTH> where [E::Metric: ZeroValid] {
     nuts, estimator, schedule, dual, draws, metric_updates, metric_update_failures,
     warmup_gradient_evaluations, jitter, final_step_size, statistic, windows_kept_in_a_row,
-    early_end_after, warmup_end, slow_windows_over
+    early_end_after, warmup_end, slow_windows_over, window_troubled_draws
 });
+
+/// Draws after a (re)start of dual averaging whose divergences and deep trees
+/// do not make a window troubled: Stan's t₀ = 10, the iterations over which
+/// dual averaging damps its first, exploratory step sizes.
+const STEP_SIZE_EXPLORATION_DRAWS: u64 = 10;
 
 /// Which per-draw acceptance statistic dual averaging drives to its target δ.
 /// (`repr(u8)`, `Stan` = 0: all-zero bytes are `Stan`.)
@@ -157,6 +171,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             final_step_size: settings.step_size,
             statistic: AcceptanceStatistic::Stan,
             windows_kept_in_a_row: 0,
+            window_troubled_draws: 0,
             early_end_after: 0,
             warmup_end: schedule.warmup_draws(),
             slow_windows_over: false,
@@ -197,6 +212,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         self.final_step_size = settings.step_size;
         self.statistic = AcceptanceStatistic::Stan;
         self.windows_kept_in_a_row = 0;
+        self.window_troubled_draws = 0;
         self.early_end_after = 0;
         self.warmup_end = schedule.warmup_draws();
         self.slow_windows_over = false;
@@ -240,8 +256,11 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
 
     /// Ends the warm-up early once `windows` consecutive slow windows have kept
     /// the metric (the estimator found nothing better than the metric in
-    /// force): the remaining slow windows are skipped and only the terminal
-    /// buffer follows. 0 (the default) never ends early. Call before the first
+    /// force) and were quiet — no draw of the window diverged or reached the
+    /// maximum tree depth, except in the first 10 draws after dual averaging
+    /// restarted (its exploratory step sizes): the remaining slow windows
+    /// are skipped and only the terminal buffer follows. 0 (the default)
+    /// never ends early. Call before the first
     /// draw; [`is_warming_up`](Self::is_warming_up) and
     /// [`warmup_draws`](Self::warmup_draws) then tell where the warm-up ended.
     pub fn set_early_end(&mut self, windows: u32) {
@@ -288,6 +307,17 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         self.warmup_gradient_evaluations += stats.gradient_evaluations as u64;
         self.draws += 1;
         let draw = self.draws;
+        // Trouble in the first draws after dual averaging (re)started is its
+        // own exploration (its first iterate is about 10ε: on the 100-D
+        // Gaussian the second draw after every restart diverged at ε ≈ 3–6),
+        // not a sign of where the chain is.
+        let exploring = self.dual.iterations() < STEP_SIZE_EXPLORATION_DRAWS;
+        if (stats.divergent || stats.reached_max_depth)
+            && !exploring
+            && self.schedule.in_slow_window(draw)
+        {
+            self.window_troubled_draws = self.window_troubled_draws.saturating_add(1);
+        }
         let mut next = self.dual.update(match self.statistic {
             AcceptanceStatistic::Stan => stats.acceptance_statistic,
             AcceptanceStatistic::Symmetric => stats.symmetric_acceptance_statistic,
@@ -310,9 +340,19 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
                 Ok(_) => self.metric_updates += 1,
                 Err(_) => self.metric_update_failures += 1,
             }
+            // A window counts towards the early end only if it kept the metric
+            // and was quiet: a chain that diverges or runs trees to the
+            // maximum depth is not yet where it will sample (a funnel's neck,
+            // a start far in the tails), whatever the estimator preferred.
+            let quiet = self.window_troubled_draws == 0;
+            self.window_troubled_draws = 0;
             if change == Ok(MetricChange::Kept) {
                 // Same metric: the step size adapted so far still applies.
-                self.windows_kept_in_a_row += 1;
+                self.windows_kept_in_a_row = if quiet {
+                    self.windows_kept_in_a_row + 1
+                } else {
+                    0
+                };
             } else {
                 self.windows_kept_in_a_row = 0;
                 let _ = self.nuts.set_step_size(next);
@@ -466,6 +506,19 @@ where
     /// `AdaptiveNuts::new` returns the sampler by value instead: it builds
     /// it on the stack, and a debug build needs about five times its size
     /// there (2 MB at D = 100, overflowing a default 2 MiB thread).
+    ///
+    /// `size_of` the f64 sampler (bytes, x86-64; the maximum tree depth 10)
+    /// by dimension D and L-BFGS memory M: about 8·(93 + 10M)·D bytes plus
+    /// O(M²) for the quasi-Newton metric (2M directions each in the metric,
+    /// the estimator's candidate, its pair pool, its memory and its recent
+    /// draws), 8·74·D for the diagonal one:
+    ///
+    /// | D | diagonal | M = 5 | M = 10 | M = 20 |
+    /// |---|---|---|---|---|
+    /// | 10 | 7 040 | 23 232 | 55 936 | 176 384 |
+    /// | 25 | 15 744 | 40 128 | 78 848 | 211 392 |
+    /// | 100 | 60 160 | 126 080 | 194 752 | 387 264 |
+    /// | 1000 | 592 704 | 1 155 456 | 1 584 064 | 2 496 512 |
     #[cfg(feature = "alloc")]
     pub fn new_boxed<P: Potential<T, D>>(
         settings: NutsSettings<T>,
@@ -535,6 +588,42 @@ mod tests {
         // The third window ends at 450: its terminal buffer ends where the
         // schedule does.
         assert_eq!(identity(3), [500, 500, 500]);
+    }
+
+    /// A window whose trees reach the maximum depth is not quiet, so it
+    /// never counts towards the early end, even when it keeps the metric:
+    /// with depth 1 every draw of the identity metric's chain reaches it.
+    #[test]
+    fn troubled_windows_never_end_the_warmup_early() {
+        for max_depth in [1, 10] {
+            let mut settings = NutsSettings::new(0.5);
+            settings.max_tree_depth = max_depth;
+            let mut chain = AdaptiveNuts::<f64, 2, IdentityEstimator>::new(
+                settings,
+                WarmupSchedule::stan(500).unwrap(),
+                IdentityMetric,
+                IdentityEstimator,
+                [0.3, -0.2],
+                &StandardNormal,
+            )
+            .unwrap();
+            chain.set_early_end(1);
+            let mut rng = XorShiftRng::seed_from_u64(7);
+            let (mut n, mut deep) = (0, 0);
+            while chain.is_warming_up() && n < 1000 {
+                deep += chain.step(&StandardNormal, &mut rng).reached_max_depth as u32;
+                n += 1;
+            }
+            let expected = if max_depth == 1 { 500 } else { 150 };
+            assert_eq!(
+                (n, chain.warmup_draws()),
+                (expected, expected),
+                "depth {max_depth}"
+            );
+            if max_depth == 1 {
+                assert!(deep > 250, "{deep}");
+            }
+        }
     }
 
     /// The diagonal estimator replaces the metric at every window end: dual

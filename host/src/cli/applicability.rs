@@ -105,7 +105,9 @@ pub fn sampler_option_error(
                 ),
                 None => (true, String::new()),
             },
-            "metric" | "max_tree_depth" => (sampler == S::Nuts, "is for --sampler nuts".into()),
+            "metric" | "max_tree_depth" | "early_end" => {
+                (sampler == S::Nuts, "is for --sampler nuts".into())
+            }
             _ => (true, String::new()),
         };
         if !applies {
@@ -121,7 +123,7 @@ pub fn sampler_option_error(
 
 /// Option ids that make no sense with `check --draws-files` (nothing is
 /// sampled, nothing written): any of them given is an error.
-pub const NOT_WITH_DRAWS_FILES: [&str; 23] = [
+pub const NOT_WITH_DRAWS_FILES: [&str; 24] = [
     "sampler",
     "chains",
     "seed",
@@ -142,6 +144,7 @@ pub const NOT_WITH_DRAWS_FILES: [&str; 23] = [
     "target_acceptance",
     "metric",
     "max_tree_depth",
+    "early_end",
     "init_radius",
     "output",
     "force",
@@ -191,7 +194,7 @@ mod tests {
         let diag = sampler_args(&["--metric", "diag"]);
         assert!(sampler_option_error(&diag, None, &given(&["memory"])).is_some());
         let hmc = sampler_args(&["--sampler", "hmc"]);
-        for id in ["metric", "max_tree_depth", "memory"] {
+        for id in ["metric", "max_tree_depth", "early_end", "memory"] {
             assert!(
                 sampler_option_error(&hmc, None, &given(&[id])).is_some(),
                 "{id}"

@@ -190,6 +190,11 @@ pub struct SamplerArgs {
     /// NUTS maximum tree depth, 1-10 (default 10: at most 1023 leapfrog steps).
     #[arg(long, value_parser = small_count(1, 10))]
     pub max_tree_depth: Option<u32>,
+    /// NUTS: end the warm-up once N consecutive slow windows kept the metric
+    /// with no divergence and no tree at the maximum depth (default 2; 0:
+    /// always run the whole --warmup).
+    #[arg(long, value_name = "N")]
+    pub early_end: Option<u32>,
     /// Minibatch samplers without an MH test (hamcmc, sgld, …): `lp__` for
     /// `full` (every kept draw), `none`, or `every N` kept draws; each costs a
     /// full-data pass, timed apart from sampling. Default: full up to 10 000
@@ -210,7 +215,8 @@ pub struct TargetArgs {
     /// Target (see `qnmc list`).
     #[arg(long)]
     pub target: String,
-    /// Dimension of `gaussian` (default 100) and `linear-gaussian` (default 10).
+    /// Dimension of `gaussian` (default 100), `linear-gaussian` (default 10)
+    /// and `funnel` (default 10).
     #[arg(long, value_parser = count(1))]
     pub dimension: Option<usize>,
     /// Data CSV of `logreg-csv`.

@@ -142,6 +142,7 @@ pub fn run_settings(a: &SamplerArgs) -> RunSettings {
         init_radius: a.init_radius,
         metric: a.metric,
         max_tree_depth: a.max_tree_depth,
+        early_end: a.early_end,
         // Checked (with its message) in `sample`.
         lp: crate::run::LpMode::from_words(&a.lp).ok(),
         pilot: None,

@@ -291,10 +291,6 @@ pub(crate) fn run_chain<const D: usize>(
     }
 }
 
-/// Consecutive slow windows that must keep the metric before NUTS ends its
-/// warm-up early (docs/NUTS.md, "What was tried").
-const NUTS_EARLY_END_WINDOWS: u32 = 2;
-
 /// SGRLD's and SGRHMC's G⁻¹: the pilot's, else the identity.
 fn sg_metric<const D: usize>(s: &RunSettings) -> ConstantDiagonalMetric<D> {
     ConstantDiagonalMetric::from_model_entries(
@@ -329,7 +325,7 @@ fn adaptive_nuts<const D: usize, E: MetricEstimator<f64, D>>(
     )?;
     chain.set_target_acceptance(s.target_acceptance_for(job.kind))?;
     chain.set_acceptance_statistic(AcceptanceStatistic::Symmetric);
-    chain.set_early_end(NUTS_EARLY_END_WINDOWS);
+    chain.set_early_end(s.early_end_for());
     if warmup > 0 {
         chain.set_jitter(STEP_SIZE_JITTER)?;
     }

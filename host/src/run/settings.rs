@@ -113,12 +113,20 @@ pub struct RunSettings {
     pub metric: Option<MetricKind>,
     /// NUTS maximum tree depth, 1–10. `None`: 10 (Stan's).
     pub max_tree_depth: Option<u32>,
+    /// NUTS: end the warm-up after this many consecutive quiet slow windows
+    /// kept the metric (`AdaptiveNuts::set_early_end`; 0: never). `None`:
+    /// [`DEFAULT_NUTS_EARLY_END`].
+    pub early_end: Option<u32>,
     /// What the pilot of a stochastic-gradient sampler chose
     /// ([`apply_pilot`](super::apply_pilot) sets it with the step size, γ,
     /// friction, warm-up and thinning it wrote here). Its `inverse_metric`
     /// is the constant G⁻¹ of SGRLD and SGRHMC; `None` (or no metric): G = I.
     pub pilot: Option<super::SgDefaults>,
 }
+
+/// Consecutive quiet slow windows that must keep the metric before NUTS ends
+/// its warm-up early (docs/NUTS.md, "Early end").
+pub const DEFAULT_NUTS_EARLY_END: u32 = 2;
 
 /// The metric `--sampler nuts` learns unless `--metric` says otherwise.
 pub const DEFAULT_NUTS_METRIC: MetricKind = MetricKind::Lbfgs;
@@ -145,6 +153,7 @@ impl Default for RunSettings {
             init_radius: 2.0,
             metric: None,
             max_tree_depth: None,
+            early_end: None,
             lp: None,
             pilot: None,
         }
@@ -303,6 +312,9 @@ impl RunSettings {
                     "--max-tree-depth is for --sampler nuts, not {sampler}"
                 ));
             }
+            if self.early_end.is_some() {
+                return Err(format!("--early-end is for --sampler nuts, not {sampler}"));
+            }
         }
         if let Some(d) = self.max_tree_depth {
             if !(1..=10).contains(&d) {
@@ -351,6 +363,11 @@ impl RunSettings {
     /// NUTS maximum tree depth, default applied.
     pub fn max_tree_depth_for(&self) -> u32 {
         self.max_tree_depth.unwrap_or(10)
+    }
+
+    /// NUTS early end (quiet kept windows; 0: never), default applied.
+    pub fn early_end_for(&self) -> u32 {
+        self.early_end.unwrap_or(DEFAULT_NUTS_EARLY_END)
     }
 
     /// Leapfrog (or inner) steps for `sampler`, default applied.
