@@ -30,8 +30,11 @@
 // Numeric kernels index parallel arrays; index loops say that best (as in the core).
 #![allow(clippy::needless_range_loop)]
 
+use core::mem::MaybeUninit;
+
 use qnmc::adaptation::{
-    AdaptiveNuts, DiagonalEstimator, LbfgsEstimator, MetricEstimator, WarmupSchedule,
+    AdaptiveNuts, DiagonalEstimator, LbfgsEstimator, LbfgsEstimatorSettings, MetricEstimator,
+    WarmupSchedule,
 };
 use qnmc::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsSettings};
 use qnmc::metric::{DiagonalMetric, LbfgsMetric};
@@ -56,10 +59,10 @@ pub const HAMCMC_MEMORY: usize = 3;
 /// most 2⁶ − 1 = 63 leapfrog steps per draw; the storage grows linearly with it.
 pub const NUTS_MAX_DEPTH: usize = 6;
 /// Curvature pairs of NUTS's L-BFGS metric. One pair (a rank-≤ 2 correction
-/// of the diagonal base) because of RAM: with 16 KiB, M = 2 fits in f32 but
-/// not in f64, where building the sampler alone needs about 17 KiB of stack
-/// (`AdaptiveNuts::new`'s frame is about twice the sampler, and the caller
-/// holds the result, the metric and the estimator; docs/EMBEDDED.md). With
+/// of the diagonal base), chosen when building the f64 sampler with
+/// `AdaptiveNuts::new` needed about 17 KiB of stack at M = 2; built in place
+/// it needs far less (docs/EMBEDDED.md, "NUTS in 16 KiB of RAM"), so M = 2
+/// would now fit, at the price of new bit-identity hashes. With
 /// one pair the current `LbfgsEstimator` ends every window on the diagonal
 /// base alone (its Fisher criterion keeps only the last M draws and accepts
 /// every candidate with fewer than 2), so only the start-up optimisation's
@@ -297,9 +300,11 @@ pub fn nuts_settings<T: Real>() -> NutsSettings<T> {
 
 /// Builds the diagonal-metric NUTS of the jobs (Stan's warm-up over `warmup`
 /// draws, M⁻¹ = I at first, which the estimator rescales from the initial
-/// gradient) in this function's frame and lends it to `f`; `false` if it
-/// could not be built. Never inlined, so that only one NUTS sampler is on the
-/// stack at a time (see docs/EMBEDDED.md on its constructor's frame).
+/// gradient) in this function's frame, in place
+/// ([`AdaptiveNuts::init_in_place`]: the sampler is written once, never built
+/// elsewhere and copied), and lends it to `f`; `false` if it could not be
+/// built. Never inlined, so that only one NUTS sampler is on the stack at a
+/// time (docs/EMBEDDED.md).
 #[inline(never)]
 pub fn with_nuts_diagonal<T: Real>(
     warmup: u32,
@@ -309,19 +314,21 @@ pub fn with_nuts_diagonal<T: Real>(
     let Ok(schedule) = WarmupSchedule::stan(warmup as u64) else {
         return false;
     };
-    // Borrowed in place: moving the sampler out of the `Result` would copy it.
-    let mut built = AdaptiveNuts::new(
+    let mut slot = MaybeUninit::uninit();
+    match NutsDiagonal::<T>::init_in_place(
+        &mut slot,
         nuts_settings(),
         schedule,
-        DiagonalMetric::identity(),
-        DiagonalEstimator::new(),
-        initial,
+        (),
+        &initial,
         &Logistic,
-    );
-    if let Ok(chain) = &mut built {
-        f(chain);
+    ) {
+        Ok(chain) => {
+            f(chain);
+            true
+        }
+        Err(_) => false,
     }
-    built.is_ok()
 }
 
 /// The L-BFGS-metric NUTS of the jobs (rank tolerance 0: every direction
@@ -332,24 +339,25 @@ pub fn with_nuts_lbfgs<T: Real>(
     initial: [T; D],
     f: &mut dyn FnMut(&mut NutsLbfgs<T>),
 ) -> bool {
-    let (Ok(schedule), Ok(estimator)) = (
-        WarmupSchedule::stan(warmup as u64),
-        LbfgsEstimator::new(T::ZERO),
-    ) else {
+    let Ok(schedule) = WarmupSchedule::stan(warmup as u64) else {
         return false;
     };
-    let mut built = AdaptiveNuts::new(
+    let estimator = LbfgsEstimatorSettings::new(T::ZERO);
+    let mut slot = MaybeUninit::uninit();
+    match NutsLbfgs::<T>::init_in_place(
+        &mut slot,
         nuts_settings(),
         schedule,
-        LbfgsMetric::identity(),
         estimator,
-        initial,
+        &initial,
         &Logistic,
-    );
-    if let Ok(chain) = &mut built {
-        f(chain);
+    ) {
+        Ok(chain) => {
+            f(chain);
+            true
+        }
+        Err(_) => false,
     }
-    built.is_ok()
 }
 
 /// What the NUTS drivers hand each draw to: the new position, the draw's
