@@ -14,11 +14,15 @@
 //! What a default sampler needs, by dimension: the table at
 //! `AdaptiveNuts::new_boxed`.
 //!
-//! They start from all-zero bytes, which is a valid value of every type that
+//! The in-place constructors start from all-zero bytes, a valid value of every type that
 //! implements [`ZeroValid`] (numbers, `bool`, arrays and structs of them),
 //! and then set the fields that do not start at zero. This file holds the
-//! only `unsafe` of the core outside `vector_extensions.rs`: the zero fill,
-//! and the allocation behind `zeroed_box` (feature `alloc`).
+//! core's only `unsafe` operations outside `vector_extensions.rs`: the zero
+//! fill, the bytewise swap and the allocation behind `zeroed_box` (feature
+//! `alloc`). The other `unsafe` of the core is declarations: `unsafe impl
+//! ZeroValid`, written by the `zero_valid!` macro (which checks every field)
+//! or by hand for three types with a defined layout (`Square`,
+//! `InitialScaling`, `AcceptanceStatistic`), each with its SAFETY comment.
 
 #![allow(unsafe_code)]
 
