@@ -20,4 +20,5 @@ pub mod output;
 pub mod reproduce;
 pub mod run;
 pub mod shared_data;
+pub mod stan;
 pub mod targets;

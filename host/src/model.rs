@@ -120,6 +120,13 @@ pub trait Model: Send + Sync {
         None
     }
 
+    /// A note for the user when evaluations of U failed during the run
+    /// (e.g. a Stan model's `reject()`: those transitions were rejected and
+    /// counted as divergent). Default: `None`.
+    fn evaluation_failures(&self) -> Option<String> {
+        None
+    }
+
     /// The reported quantities mapped to the data's original scale, when the
     /// model samples a transformed version of them (coefficients of
     /// standardised covariates). Default: `None` (already on that scale).

@@ -49,6 +49,33 @@ pub fn target_option_error(target: &str, given: &[String]) -> Option<String> {
     None
 }
 
+/// The first given target option that a `--model` (a Stan library) does
+/// not use: everything but `--data`.
+pub fn model_option_error(given: &[String]) -> Option<String> {
+    const TARGET_OPTIONS: [&str; 11] = [
+        "dimension",
+        "label_column",
+        "no_standardize",
+        "no_intercept",
+        "prior_variance",
+        "delimiter",
+        "drop_columns",
+        "missing",
+        "covariance",
+        "shared_data",
+        "target",
+    ];
+    given
+        .iter()
+        .find(|id| TARGET_OPTIONS.contains(&id.as_str()))
+        .map(|id| {
+            format!(
+                "{} does not apply to --model: a Stan model takes only --data FILE.json",
+                flag(id)
+            )
+        })
+}
+
 /// The first given sampler option that `sampler` does not use on a target
 /// with `data_size` data points (`None`: no data to minibatch), with why.
 pub fn sampler_option_error(

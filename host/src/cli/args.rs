@@ -213,13 +213,24 @@ pub struct SamplerArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct TargetArgs {
     /// Target (see `qnmc list`).
-    #[arg(long)]
+    #[arg(
+        long,
+        required_unless_present = "model",
+        default_value = "",
+        hide_default_value = true
+    )]
     pub target: String,
+    /// A Stan model compiled to a shared library with BridgeStan's C API
+    /// (by BridgeStan, or offline by stan/build-model.py), instead of
+    /// --target; its data with --data FILE.json.
+    #[arg(long, conflicts_with = "target", value_name = "LIB.so")]
+    pub model: Option<PathBuf>,
     /// Dimension of `gaussian` (default 100), `linear-gaussian` (default 10)
     /// and `funnel` (default 10).
     #[arg(long, value_parser = count(1))]
     pub dimension: Option<usize>,
-    /// Data CSV of `logreg-csv`.
+    /// Data CSV of `logreg-csv`; JSON data of a --model (`.json`, or
+    /// posteriordb's one-entry `.json.zip`).
     #[arg(long)]
     pub data: Option<PathBuf>,
     /// Label column of `logreg-csv` (header name).

@@ -19,6 +19,10 @@ pub fn listing() -> String {
     for (name, description) in TARGETS {
         let _ = writeln!(out, "  {name:<width$} {description}");
     }
+    out.push_str(
+        "  or --model LIB.so [--data FILE.json]: a Stan model compiled with BridgeStan's C API\n  \
+         (BridgeStan, or stan/build-model.py offline; see the README)\n",
+    );
     out.push_str("\nsamplers (--sampler):\n");
     for kind in SamplerKind::ALL {
         let _ = writeln!(out, "  {:<width$} {}", kind.name(), kind.description());

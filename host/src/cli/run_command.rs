@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::applicability::{sampler_option_error, target_option_error};
+use super::applicability::{model_option_error, sampler_option_error, target_option_error};
 use super::args::{OutputArgs, RunArgs, SamplerArgs, TargetArgs};
 use super::refused_defaults::refused_defaults;
 use super::{CliError, build_target, run_settings};
@@ -21,10 +21,19 @@ use crate::output::{
     write_model_files, write_run_files_plotting,
 };
 use crate::run::{PilotLengths, Progress, apply_pilot, run as run_chains};
+use crate::stan::StanModel;
 
 /// Builds the target after checking that every given target option applies
 /// to it.
 pub(crate) fn target_for(args: &TargetArgs, given: &[String]) -> Result<Box<dyn Model>, CliError> {
+    if let Some(library) = &args.model {
+        if let Some(e) = model_option_error(given) {
+            return Err(CliError::Usage(e));
+        }
+        let model = StanModel::load(library, args.data.as_deref())
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        return Ok(Box::new(model));
+    }
     if let Some(e) = target_option_error(&args.target, given) {
         return Err(CliError::Usage(e));
     }
@@ -86,6 +95,9 @@ pub(crate) fn sample(
     );
     let draws = run_chains(model, sampler.sampler, &settings, &progress);
     progress.finish();
+    if let Some(note) = model.evaluation_failures() {
+        eprintln!("note: {note}");
+    }
     Ok(draws?)
 }
 

@@ -63,6 +63,7 @@ pub use logreg::{
     CsvOptions, DataDescription, LabelMapping, LogisticRegressionModel, LogregDataset, Missing,
     PAPER_PRIOR_VARIANCE, UnknownDataset,
 };
+pub(crate) use posteriordb::read_zipped_json;
 pub use posteriordb::{Posteriordb, PosteriordbPosterior, ReferenceSummary, UnknownPosterior};
 pub use recipe_toys::{
     RECIPE_GRADIENT_NOISE_SD, RecipeCorrelated2d, RecipeMetric, RecipeQuadratic, RecipeQuartic,

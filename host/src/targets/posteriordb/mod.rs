@@ -34,6 +34,7 @@ pub use reference::ReferenceSummary;
 use crate::input::InputError;
 use crate::model::{KnownPosterior, Model};
 use density::Density;
+pub(crate) use json::read_zipped_json;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;

@@ -1,0 +1,80 @@
+//! Stan models through BridgeStan's C API: `qnmc run --model LIB.so`.
+//!
+//! A Stan model compiled to a shared library, by
+//! [BridgeStan](https://roualdes.us/bridgestan/) or by the repository's
+//! `stan/build-model.py` (offline, with the `httpstan` wheel), exports
+//! `bs_model_construct`, `bs_log_density_gradient` and the other functions
+//! of [`REQUIRED_SYMBOLS`]. [`StanModel::load`] opens such a library, builds
+//! the model with its JSON data and runs it as a [`Model`](crate::model::Model):
+//! U(θ) = −log p(θ | y) on the unconstrained scale, reported on the
+//! constrained scale with Stan's names.
+//!
+//! Why not the `bridgestan` crate: it generates its bindings with `bindgen`
+//! at build time, which needs libclang (not on a fresh machine, and not
+//! otherwise needed by qnmc), and it requires every function of BridgeStan's
+//! API and an exact BridgeStan version, so it would refuse a library from
+//! qnmc's own build script. qnmc needs ten functions; it declares them here
+//! and loads them with `libloading`.
+//!
+//! ```no_run
+//! use qnmc_host::model::Model;
+//! use qnmc_host::stan::StanModel;
+//! use std::path::Path;
+//!
+//! let model = StanModel::load(
+//!     Path::new("eight_schools_noncentered_model.so"),
+//!     Some(Path::new("eight_schools.json")),
+//! )?;
+//! assert_eq!(model.dimension(), 10);
+//! let mut gradient = vec![0.0; 10];
+//! let u = model.potential_and_gradient(&[0.0; 10], &mut gradient);
+//! assert!(u.is_finite());
+//! # Ok::<(), qnmc_host::stan::StanError>(())
+//! ```
+
+mod library;
+mod model;
+
+use std::path::PathBuf;
+
+pub use library::{REQUIRED_SYMBOLS, StanLibrary};
+pub use model::{INITIAL_POINT_TRIES, StanModel};
+
+/// Why a Stan model could not be used. Every variant names the file at fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StanError {
+    /// The library cannot be read or loaded, or lacks BridgeStan's functions.
+    Library {
+        /// The library given.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The data file cannot be read, is not JSON, or does not fit the model.
+    Data {
+        /// The data file given.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The model was built but cannot be sampled (no parameters, a log
+    /// density that fails everywhere it was tried).
+    Model {
+        /// The library given.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for StanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StanError::Library { path, message }
+            | StanError::Data { path, message }
+            | StanError::Model { path, message } => write!(f, "{}: {message}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for StanError {}
