@@ -119,7 +119,10 @@ def main():
             f'-DQNMC_STAN_MODEL_HPP="{hpp}"',
             "-I", str(root / "include"),
             str(GLUE), "-o", str(partial),
-            "-L", str(root / "lib"), "-ltbb",
+            # Sundials (static, position-independent) serves the ODE and
+            # algebraic solvers; a model that uses none links nothing from it.
+            "-L", str(root / "lib"), "-lsundials_cvodes", "-lsundials_idas",
+            "-lsundials_kinsol", "-lsundials_nvecserial", "-ltbb",
             f"-Wl,-rpath,{root / 'lib'}", "-Wl,--no-undefined",
         ]
         print(f"build-model: compiling {args.stan_file} -> {output} (about 25 s)", flush=True)

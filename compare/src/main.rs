@@ -3,6 +3,7 @@
 
 mod metrics;
 mod nutsrs;
+mod posteriordb;
 mod qnmcside;
 /// The years-regression target lives in the host (`qnmc_host::targets`, with
 /// its exact posterior); this path is the one `report.rs` imports.
@@ -160,6 +161,25 @@ struct Args {
     /// coordinate, step size) after every run, and a per-chain summary table.
     #[arg(long)]
     per_chain: bool,
+    /// The posteriordb benchmark instead of the built-in targets: `all`, or
+    /// posteriordb names separated by commas (e.g. `sblrc-blr,arK-arK`). Each
+    /// Stan model must be compiled first (build-posteriordb.sh). Samplers:
+    /// qnmc-nuts, qnmc-nuts-diag, nuts-rs-{lowrank,diag}-{500,1000}.
+    #[arg(long, value_delimiter = ',', value_name = "all|NAMES")]
+    posteriordb: Option<Vec<String>>,
+    /// Folder of the compiled posteriordb models (default:
+    /// compare/target/posteriordb-models).
+    #[arg(long, value_name = "DIR")]
+    models: Option<PathBuf>,
+    /// With --posteriordb: also report Stan's own NUTS from the runs
+    /// compare/stan_nuts.py wrote to DIR (row `stan-nuts`).
+    #[arg(long, value_name = "DIR")]
+    stan_draws: Option<PathBuf>,
+    /// Summarise posteriordb's reference draws (DIR: a posteriordb checkout's
+    /// reference_posteriors/draws/draws) into compare/posteriordb/reference/,
+    /// then exit.
+    #[arg(long, value_name = "DIR")]
+    write_references: Option<PathBuf>,
     /// The shared data folder (posteriordb/ for eight-schools, sblrc-blr, ark).
     /// Default: $QNMC_SHARED_DATA, else ../shared/data from the current
     /// directory, else ../shared/data next to the repository.
@@ -212,6 +232,33 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<(), String> {
     let args = Args::parse();
+    if let Some(dir) = &args.write_references {
+        let written = posteriordb::write_references(dir)?;
+        eprintln!(
+            "wrote {} reference summaries to {}",
+            written.len(),
+            posteriordb::reference_dir().display()
+        );
+        return Ok(());
+    }
+    if let Some(names) = &args.posteriordb {
+        if args.chains < 2 {
+            return Err("--chains must be at least 2 (R-hat needs several chains)".into());
+        }
+        let all = names.iter().any(|n| n == "all");
+        let default_models =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("target/posteriordb-models");
+        return posteriordb::bench::main(&posteriordb::bench::BenchArgs {
+            only: if all { None } else { Some(names) },
+            samplers: args.samplers.as_deref(),
+            models: args.models.as_deref().unwrap_or(&default_models),
+            seeds: &args.seeds,
+            chains: args.chains,
+            draws: args.draws.unwrap_or(1000),
+            json: args.json.as_deref(),
+            stan_draws: args.stan_draws.as_deref(),
+        });
+    }
     let warmup = args.warmup.unwrap_or(if args.quick { 200 } else { 1000 });
     let draws = args.draws.unwrap_or(if args.quick { 200 } else { 1000 });
     if args.chains < 2 {

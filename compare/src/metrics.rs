@@ -258,6 +258,7 @@ mod tests {
             seconds_wall: 2.0,
             corr01: None,
             step_size_mean: 0.5,
+            per_chain: Vec::new(),
         };
         assert_eq!(good.flag(), "");
         let bad = Metrics {

@@ -347,5 +347,8 @@ fn target_options_do_not_apply_to_a_model() {
     assert!(err.contains("--target"), "{err}");
     let (code, out, _) = qnmc(&["list"], &dir);
     assert_eq!(code, 0);
-    assert!(out.contains("--model LIB.so"), "qnmc list names --model:\n{out}");
+    assert!(
+        out.contains("--model LIB.so"),
+        "qnmc list names --model:\n{out}"
+    );
 }

@@ -64,7 +64,10 @@ pub use logreg::{
     PAPER_PRIOR_VARIANCE, UnknownDataset,
 };
 pub(crate) use posteriordb::read_zipped_json;
-pub use posteriordb::{Posteriordb, PosteriordbPosterior, ReferenceSummary, UnknownPosterior};
+pub use posteriordb::{
+    Posteriordb, PosteriordbPosterior, ReferenceSummary, UnknownPosterior,
+    summarize_reference_draws,
+};
 pub use recipe_toys::{
     RECIPE_GRADIENT_NOISE_SD, RecipeCorrelated2d, RecipeMetric, RecipeQuadratic, RecipeQuartic,
 };

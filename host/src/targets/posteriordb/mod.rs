@@ -29,7 +29,7 @@ mod reference;
 #[cfg(test)]
 mod tests;
 
-pub use reference::ReferenceSummary;
+pub use reference::{ReferenceSummary, summarize_reference_draws};
 
 use crate::input::InputError;
 use crate::model::{KnownPosterior, Model};
@@ -199,8 +199,10 @@ impl Posteriordb {
                 Box::new(ark::AutoRegression::from_data(&data, &data_path)?)
             }
         };
-        let reference =
-            reference::reference_posterior(&posterior.draws_path(root), &density.output_names())?;
+        let reference = reference::summarize_reference_draws(
+            &posterior.draws_path(root),
+            &density.output_names(),
+        )?;
         Ok(Posteriordb {
             posterior,
             density,

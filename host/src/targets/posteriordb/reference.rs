@@ -10,8 +10,10 @@ use std::path::Path;
 /// Reads the reference draws archive `path` and summarises each quantity in
 /// `names`: mean and sd over all draws (sd with N − 1), and their MCSEs by
 /// [`mcse_mean`](crate::diagnostics::mcse_mean) and
-/// [`mcse_sd`](crate::diagnostics::mcse_sd) over the chains.
-pub(crate) fn reference_posterior(
+/// [`mcse_sd`](crate::diagnostics::mcse_sd) over the chains. Any
+/// posteriordb posterior's draws archive can be read so (the benchmark in
+/// `compare/` summarises all of them this way).
+pub fn summarize_reference_draws(
     path: &Path,
     names: &[String],
 ) -> Result<KnownPosterior, InputError> {
