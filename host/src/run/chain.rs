@@ -61,9 +61,17 @@ fn setup<'a, const D: usize>(job: &ChainJob<'a>, k: usize) -> Result<Setup<'a, D
         .with_batch_size(s.batch_size_for(data_size));
     let seed = chain_seed(s.seed, k);
     let mut rng = ModelRng::seed_from_u64(seed);
-    let start = match &s.pilot {
-        Some(p) => start_near_mode(&p.mode, &p.posterior_sd, s.init_radius, &mut rng),
-        None => start_point(&target, s.init_radius, &mut rng),
+    let (start, start_evaluations) = match &s.pilot {
+        Some(p) => (
+            start_near_mode(&p.mode, &p.posterior_sd, s.init_radius, &mut rng),
+            0,
+        ),
+        None => start_point(
+            &target,
+            s.init_radius,
+            !job.kind.uses_minibatches(),
+            &mut rng,
+        ),
     };
     Ok(Setup {
         target,
@@ -74,6 +82,7 @@ fn setup<'a, const D: usize>(job: &ChainJob<'a>, k: usize) -> Result<Setup<'a, D
         chain: ChainDraws {
             chain_id: k + 1,
             seed,
+            gradient_evaluations: start_evaluations,
             ..ChainDraws::default()
         },
     })
@@ -175,7 +184,8 @@ pub(crate) fn run_chain<const D: usize>(
             Hmc::<f64, D>::new(HmcSettings::new(eps, steps), start, &x.target)
         ),
         SamplerKind::HmcBfgs => {
-            let starts = walker_starts(&x.target, start, s.init_radius, &mut x.rng);
+            let (starts, evaluations) = walker_starts(&x.target, start, s.init_radius, &mut x.rng);
+            x.chain.gradient_evaluations += evaluations;
             go!(
                 job,
                 x,
@@ -187,7 +197,8 @@ pub(crate) fn run_chain<const D: usize>(
             )
         }
         SamplerKind::MhBfgs => {
-            let starts = walker_starts(&x.target, start, s.init_radius, &mut x.rng);
+            let (starts, evaluations) = walker_starts(&x.target, start, s.init_radius, &mut x.rng);
+            x.chain.gradient_evaluations += evaluations;
             go!(
                 job,
                 x,
@@ -332,21 +343,46 @@ fn adaptive_nuts<const D: usize, E: MetricEstimator<f64, D>>(
     Ok(NutsChain { chain, last: None })
 }
 
+/// Perturbed starting points tried per chain before the last one is used
+/// as it is (Stan's rule: 100).
+pub const START_TRIES: u64 = 100;
+
 /// The model's initial point plus a perturbation uniform on (−r, r) in every
-/// coordinate (auxiliary padding coordinates included).
+/// coordinate (auxiliary padding coordinates included), drawn again until U
+/// and ∇U are finite there, at most [`START_TRIES`] times (Stan's rule: a
+/// model whose support is not all of ℝⁿ, such as an ARMA model with
+/// |θ| < 1, would otherwise start a chain where every trajectory diverges).
+/// Returns the point and the evaluations of U and ∇U this took (counted
+/// with the chain's gradients). With r = 0 the initial point; without
+/// `check` (the minibatch samplers, which never pay for a full-data
+/// gradient) the first perturbed point; both unevaluated.
 fn start_point<const D: usize>(
     target: &PaddedModel<'_, D>,
     r: f64,
+    check: bool,
     rng: &mut ModelRng,
-) -> [f64; D] {
-    let mut x = target.initial_point();
-    if r > 0.0 {
+) -> ([f64; D], u64) {
+    let initial = target.initial_point();
+    if r <= 0.0 {
+        return (initial, 0);
+    }
+    let mut gradient = [0.0; D];
+    let mut evaluations = 0;
+    loop {
+        let mut x = initial;
         for v in x.iter_mut() {
             let u: f64 = qnmc::Real::uniform_open_closed(rng);
             *v += r * (2.0 * u - 1.0);
         }
+        if !check {
+            return (x, 0);
+        }
+        evaluations += 1;
+        let u = target.potential_and_gradient(&x, &mut gradient);
+        if (u.is_finite() && gradient.iter().all(|g| g.is_finite())) || evaluations == START_TRIES {
+            return (x, evaluations);
+        }
     }
-    x
 }
 
 /// The start of a chain whose settings came from the pilot: the mode plus
@@ -374,18 +410,22 @@ fn start_near_mode<const D: usize>(
 }
 
 /// Ensemble starts: walker 0 at `first`, the others perturbed likewise (with
-/// radius at least 0.5 so the walkers differ and the metric has pairs).
+/// radius at least 0.5 so the walkers differ and the metric has pairs); the
+/// second value counts the evaluations of U and ∇U this took.
 fn walker_starts<const D: usize>(
     target: &PaddedModel<'_, D>,
     first: [f64; D],
     r: f64,
     rng: &mut ModelRng,
-) -> [[f64; D]; ENSEMBLE_WALKERS] {
+) -> ([[f64; D]; ENSEMBLE_WALKERS], u64) {
     let mut starts = [first; ENSEMBLE_WALKERS];
+    let mut evaluations = 0;
     for walker in starts.iter_mut().skip(1) {
-        *walker = start_point(target, r.max(0.5), rng);
+        let (x, n) = start_point(target, r.max(0.5), true, rng);
+        *walker = x;
+        evaluations += n;
     }
-    starts
+    (starts, evaluations)
 }
 
 /// Adapter: the dual-averaging driver sees any [`ChainSampler`].

@@ -1,7 +1,8 @@
 //! Every sampler through the runner on a small Gaussian with known moments.
 
 use super::*;
-use crate::model::KnownPosterior;
+use crate::model::{KnownPosterior, ModelRng};
+use rand_core::SeedableRng;
 
 /// N(μ, diag(σ²)) in dimension 9 (runs padded to 10): μᵢ = i/4, σᵢ = 0.5 + i/8.
 pub(super) struct Diagonal;
@@ -227,4 +228,87 @@ fn bad_settings_and_dimensions_are_errors() {
     }
     let e = run(&Huge, SamplerKind::Hmc, &settings(), &Progress::hidden()).unwrap_err();
     assert!(e.to_string().contains("dimension 2000"), "{e}");
+}
+
+/// N(0, 1) restricted to x₀ < 0.5 in 3 dimensions (U = +∞ beyond, as a Stan
+/// model that rejects outside its support), starting at the origin.
+struct HalfSpace {
+    evaluations: std::sync::atomic::AtomicU64,
+}
+
+impl Model for HalfSpace {
+    fn name(&self) -> String {
+        "half-space".into()
+    }
+    fn dimension(&self) -> usize {
+        3
+    }
+    fn potential_and_gradient(&self, x: &[f64], g: &mut [f64]) -> f64 {
+        self.evaluations
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if x[0] >= 0.5 {
+            g.fill(f64::NAN);
+            return f64::INFINITY;
+        }
+        g.copy_from_slice(x);
+        0.5 * x.iter().map(|v| v * v).sum::<f64>()
+    }
+}
+
+/// A start uniform on (−2, 2) lands where U = +∞ with probability 3/8; it is
+/// drawn again (Stan's rule), so no chain starts there, and those evaluations
+/// count as the chain's gradients. With 8 chains, the chance that no first
+/// draw lands outside is (5/8)⁸ ≈ 2 %; seed 3 has several, checked below.
+#[test]
+fn chains_start_where_the_density_is_finite() {
+    let model = HalfSpace {
+        evaluations: std::sync::atomic::AtomicU64::new(0),
+    };
+    let settings = RunSettings {
+        chains: 8,
+        warmup: 100,
+        draws: 50,
+        seed: 3,
+        ..RunSettings::default()
+    };
+    let draws = run(&model, SamplerKind::Nuts, &settings, &Progress::hidden()).unwrap();
+    let mut retried = 0;
+    for chain in &draws.chains {
+        // The chain's first draw moved from a finite start: not every
+        // transition divergent, and every kept x₀ inside the support.
+        assert!(
+            chain.divergent.iter().any(|d| !d),
+            "chain {}",
+            chain.chain_id
+        );
+        assert!(chain.values.chunks(3).all(|x| x[0] < 0.5));
+        // Replay the start draws: the first finite one is where it began.
+        let mut rng = ModelRng::seed_from_u64(chain_seed(settings.seed, chain.chain_id - 1));
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let x: Vec<f64> = (0..3)
+                .map(|_| {
+                    let u: f64 = qnmc::Real::uniform_open_closed(&mut rng);
+                    2.0 * (2.0 * u - 1.0)
+                })
+                .collect();
+            if x[0] < 0.5 {
+                break;
+            }
+        }
+        retried += usize::from(tries > 1);
+    }
+    assert!(
+        retried >= 2,
+        "seed 3 should make some chains draw again ({retried})"
+    );
+    let counted: u64 = draws.chains.iter().map(|c| c.gradient_evaluations).sum();
+    let calls = model.evaluations.load(std::sync::atomic::Ordering::Relaxed);
+    // Every call of U is a counted gradient, start draws included (the
+    // sampler's own first evaluation at the start is counted by the core).
+    assert!(
+        counted <= calls && calls - counted <= settings.chains as u64,
+        "{counted} vs {calls}"
+    );
 }
