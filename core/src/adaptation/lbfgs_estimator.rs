@@ -45,6 +45,7 @@
 //! Gaussian's dominant direction in every run (issue 10's measurement).
 
 use super::covariance_product::CovarianceProduct;
+use super::lbfgs_start::{LbfgsStart, inverse_hessian_diagonal, optimize_start};
 use super::metric_estimators::{
     DiagonalEstimator, MetricChange, MetricEstimator, clamp_variance, variances_from_gradient,
 };
@@ -61,16 +62,9 @@ use super::scale_shrinkage::shrink_log_scales;
 /// every benchmark target (docs/NUTS.md, "Rank tolerance").
 pub const DEFAULT_RANK_TOLERANCE: f64 = 0.1;
 
-/// Most L-BFGS iterations of the optimisation that starts the warm-up.
-pub const OPTIMIZATION_ITERATIONS: u32 = 200;
-
-/// The optimisation stops when an iteration lowers U by less than this times
-/// max(|U|, 1) (Pathfinder's 1e-13: a larger tolerance stopped on the flat
-/// ridge of the years regression, far from its mode).
-pub const OPTIMIZATION_TOLERANCE: f64 = 1e-13;
 use crate::Real;
 use crate::error::{Error, require_non_negative};
-use crate::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings, minimize};
+use crate::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings};
 use crate::linalg::dot;
 use crate::metric::LbfgsMetric;
 use crate::metric::Metric;
@@ -362,41 +356,14 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         normals: &[T; D],
         metric: &mut LbfgsMetric<T, D, M>,
     ) -> Option<([T; D], u32)> {
-        let outcome = minimize(
-            target,
-            position,
-            &mut self.memory,
-            OPTIMIZATION_ITERATIONS,
-            T::from_f64(OPTIMIZATION_TOLERANCE),
-        )?;
-        // An optimisation that ran out of iterations without converging is
-        // following U down without end (a centred hierarchical model, whose U
-        // falls without bound as a scale goes to zero, the funnel's neck):
-        // its end point and its curvature pairs describe that, not the
-        // posterior's bulk, and a chain started there spends its warm-up
-        // climbing out (docs/NUTS.md, "Early end and funnels"). The chain
-        // then starts where it was, with the gradient-scaled diagonal.
-        let unbounded = !outcome.converged && outcome.iterations >= OPTIMIZATION_ITERATIONS;
-        if outcome.iterations == 0 || self.memory.is_empty() || unbounded {
-            return Some((*position, outcome.gradient_evaluations));
-        }
-        // Base: the diagonal of the path's L-BFGS inverse Hessian (D two-loop
-        // products, once per chain), not its scalar γ: with parameters on very
-        // different scales a scalar base leaves the pairs to span ratios of
-        // variances of 10¹⁰ and more, which the eigen-form cannot resolve.
-        let mut base = [T::ONE; D];
-        let mut unit = [T::ZERO; D];
-        let mut column = [T::ZERO; D];
-        for i in 0..D {
-            unit[i] = T::ONE;
-            self.memory.apply_inverse_hessian(&unit, &mut column);
-            unit[i] = T::ZERO;
-            base[i] = if column[i].is_finite() && column[i] > T::ZERO {
-                clamp_variance(column[i])
-            } else {
-                clamp_variance(self.memory.gamma())
-            };
-        }
+        let outcome = match optimize_start(target, position, &mut self.memory)? {
+            LbfgsStart::StayPut {
+                gradient_evaluations,
+            } => return Some((*position, gradient_evaluations)),
+            LbfgsStart::Optimum(outcome) => outcome,
+        };
+        // Base: the diagonal of the path's L-BFGS inverse Hessian.
+        let base = inverse_hessian_diagonal(&self.memory);
         if metric
             .rebuild(&base, &self.memory, self.rank_tolerance)
             .is_err()
@@ -562,14 +529,14 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         Ok(())
     }
 
-    /// L-BFGS minimisation of U (at most `OPTIMIZATION_ITERATIONS` = 200
-    /// iterations, as Pathfinder does) from the initial point; the path's
+    /// L-BFGS minimisation of U (at most 1000 iterations and 1000
+    /// evaluations; `lbfgs_start.rs`) from the initial point; the path's
     /// pairs on the diagonal of the path's own inverse Hessian give the first
     /// metric,
     /// and the chain starts at the optimum plus a draw from N(0, H) of that
     /// metric. The chain starts where it is, with the gradient-scaled
     /// diagonal, when the optimisation takes no step or does not converge
-    /// within its iterations (U unbounded below, as in a centred
+    /// within its budget (U unbounded below, as in a centred
     /// hierarchical model), and `None` when the start is not finite.
     fn initialize_by_optimization<P: Potential<T, D>>(
         &mut self,
@@ -784,6 +751,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::adaptation::lbfgs_start::OPTIMIZATION_EVALUATIONS;
     use crate::adaptation::{AcceptanceStatistic, AdaptiveNuts, WarmupSchedule};
     use crate::samplers::nuts::NutsSettings;
     use rand_core::SeedableRng;
@@ -909,7 +877,7 @@ mod tests {
             } else {
                 assert_eq!(moved_to, start);
                 assert_eq!(format!("{metric:?}"), initial);
-                assert!(evaluations > OPTIMIZATION_ITERATIONS, "{evaluations}");
+                assert!(evaluations >= OPTIMIZATION_EVALUATIONS, "{evaluations}");
             }
             // Either way the estimator's memory is back to a new one's.
             let fresh = LbfgsEstimator::<f64, 3, 4>::new(0.0).unwrap();

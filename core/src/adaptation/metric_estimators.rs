@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | [`IdentityEstimator`] | [`IdentityMetric`] | nothing |
 //! | [`DiagonalEstimator`] | [`DiagonalMetric`] | σᵢ² = √(Var θᵢ / Var ∂ᵢU), from draws and gradients |
+//! | [`LbfgsStartDiagonalEstimator`](super::LbfgsStartDiagonalEstimator) | [`DiagonalMetric`] | the same, after an L-BFGS start from the initial point |
 //! | [`DenseEstimator`] | [`DenseMetric`] | the draws' covariance, regularised as Stan does |
 //! | [`LbfgsEstimator`](super::LbfgsEstimator) | [`LbfgsMetric`](crate::metric::LbfgsMetric) | the diagonal above plus curvature pairs between draws |
 //!

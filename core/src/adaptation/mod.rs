@@ -34,6 +34,7 @@
 
 mod covariance_product;
 mod lbfgs_estimator;
+mod lbfgs_start;
 mod metric_estimators;
 mod nuts_warmup;
 mod scale_shrinkage;
@@ -41,6 +42,7 @@ mod schedule;
 mod welford;
 
 pub use lbfgs_estimator::{DEFAULT_RANK_TOLERANCE, LbfgsEstimator, LbfgsEstimatorSettings};
+pub use lbfgs_start::LbfgsStartDiagonalEstimator;
 pub use metric_estimators::{
     DenseEstimator, DiagonalEstimator, IdentityEstimator, MetricChange, MetricEstimator,
 };

@@ -64,6 +64,28 @@ pub fn minimize<T: Real, const D: usize, const M: usize, P: Potential<T, D>>(
     max_iterations: u32,
     relative_tolerance: T,
 ) -> Option<MinimizeOutcome<T, D>> {
+    minimize_within(
+        target,
+        start,
+        memory,
+        max_iterations,
+        u32::MAX,
+        relative_tolerance,
+    )
+}
+
+/// [`minimize`] that also stops, unconverged, after the iteration during
+/// which its target evaluations reached `max_evaluations` (line searches
+/// that need many halvings, as down a funnel's neck, make iterations
+/// costly).
+pub fn minimize_within<T: Real, const D: usize, const M: usize, P: Potential<T, D>>(
+    target: &P,
+    start: &[T; D],
+    memory: &mut LbfgsMemory<T, D, M>,
+    max_iterations: u32,
+    max_evaluations: u32,
+    relative_tolerance: T,
+) -> Option<MinimizeOutcome<T, D>> {
     memory.clear();
     let mut x = *start;
     let mut g = [T::ZERO; D];
@@ -153,6 +175,9 @@ pub fn minimize<T: Real, const D: usize, const M: usize, P: Potential<T, D>>(
         let scale = if f.abs() > T::ONE { f.abs() } else { T::ONE };
         if decrease <= relative_tolerance * scale {
             out.converged = true;
+            return Some(out);
+        }
+        if out.gradient_evaluations >= max_evaluations {
             return Some(out);
         }
     }

@@ -15,5 +15,5 @@ mod two_loop;
 
 pub use curvature::CurvaturePolicy;
 pub use memory::{InitialScaling, LbfgsMemory, LbfgsSettings};
-pub use minimize::{MinimizeOutcome, minimize};
+pub use minimize::{MinimizeOutcome, minimize, minimize_within};
 pub use pair_ring::PairRing;

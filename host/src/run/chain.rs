@@ -5,9 +5,9 @@
 use std::time::Instant;
 
 use qnmc::adaptation::{
-    AcceptanceStatistic, AdaptiveNuts, DEFAULT_RANK_TOLERANCE, DenseEstimator, DiagonalEstimator,
-    DualAveragingSettings, IdentityEstimator, LbfgsEstimator, MetricEstimator, Warmup,
-    WarmupSchedule,
+    AcceptanceStatistic, AdaptiveNuts, DEFAULT_RANK_TOLERANCE, DenseEstimator,
+    DualAveragingSettings, IdentityEstimator, LbfgsEstimator, LbfgsStartDiagonalEstimator,
+    MetricEstimator, Warmup, WarmupSchedule,
 };
 use qnmc::lbfgs::InitialScaling;
 use qnmc::metric::{DenseMetric, DiagonalMetric, IdentityMetric, LbfgsMetric};
@@ -34,6 +34,10 @@ use crate::model::{Model, ModelRng, PaddedModel};
 /// and it breaks the periodic trajectories a fixed ε·L can fall into on
 /// near-Gaussian targets (the core's QNHMC notes).
 pub const STEP_SIZE_JITTER: f64 = 0.1;
+
+/// Curvature pairs the L-BFGS start of `--metric diag` keeps (its diagonal
+/// is read off them): 2·10·D numbers, idle after the start.
+const DIAGONAL_START_MEMORY: usize = 10;
 
 /// What every chain of a run shares.
 pub(crate) struct ChainJob<'a> {
@@ -270,15 +274,21 @@ pub(crate) fn run_chain<const D: usize>(
                     WarmupSchedule::stan
                 )
             ),
+            // The chain starts from an L-BFGS optimisation, as with the
+            // quasi-Newton metric: from Stan's uniform(−2, 2) start the plain
+            // diagonal warm-up spent most of its draws descending
+            // (sblrc-blr, earn_height) or never moved (arma11, U ≈ 10¹⁰⁵).
             MetricKind::Diagonal => go!(
                 job,
                 x,
-                adaptive_nuts(
-                    job,
-                    &x,
-                    DiagonalMetric::<f64, D>::identity(),
-                    DiagonalEstimator::new(),
-                    WarmupSchedule::stan
+                LbfgsStartDiagonalEstimator::<f64, D, DIAGONAL_START_MEMORY>::new().and_then(
+                    |estimator| adaptive_nuts(
+                        job,
+                        &x,
+                        DiagonalMetric::<f64, D>::identity(),
+                        estimator,
+                        WarmupSchedule::after_optimization
+                    )
                 )
             ),
             MetricKind::Dense => go!(
