@@ -2,7 +2,7 @@
 //! multiply-add, no reordering, so results are identical on every target.
 
 use crate::Real;
-use crate::vector_extensions::vector_kernel;
+use crate::vector_extensions::{at_length, vector_kernel};
 
 /// Σ aᵢ bᵢ.
 #[inline]
@@ -82,13 +82,16 @@ where length(a.len().min(b.len()))
 /// [`dot_wide`] of every `a[k]` with the same `x`, in one pass: entry k of the
 /// result is bit for bit `dot_wide(a[k], x)` (each sum keeps its own four
 /// lanes in the same order). K sums of four lanes keep 4K additions in flight
-/// where K separate calls would each wait on four.
+/// where K separate calls would each wait on four. Only the first `len`
+/// entries (at most D) take part: bit for bit the same sums on arrays of
+/// length `len`.
 #[inline]
 pub(crate) fn dot_wide_many<T: Real, const D: usize, const K: usize>(
     a: [&[T; D]; K],
     x: &[T; D],
+    len: usize,
 ) -> [T; K] {
-    dot_wide_lanes(a, x).map(|l| (l[0] + l[1]) + (l[2] + l[3]))
+    dot_wide_lanes(a, x, len.min(D)).map(|l| (l[0] + l[1]) + (l[2] + l[3]))
 }
 
 vector_kernel! {
@@ -101,38 +104,43 @@ vector_kernel! {
 fn dot_wide_lanes[T: Real, const D: usize, const K: usize](
     a: [&[T; D]; K],
     x: &[T; D],
+    len: usize,
 ) -> [[T; DOT_WIDE_LANES]; K]
-where length(D)
+where length(len)
 {
-    let mut acc = [[T::ZERO; DOT_WIDE_LANES]; K];
-    let blocks = D / DOT_WIDE_LANES;
-    for q in 0..blocks {
-        let base = q * DOT_WIDE_LANES;
-        for (acc_k, a_k) in acc.iter_mut().zip(a) {
-            for l in 0..DOT_WIDE_LANES {
-                acc_k[l] += a_k[base + l] * x[base + l];
+    at_length!(len, D, |len| {
+        let mut acc = [[T::ZERO; DOT_WIDE_LANES]; K];
+        let blocks = len / DOT_WIDE_LANES;
+        for q in 0..blocks {
+            let base = q * DOT_WIDE_LANES;
+            for (acc_k, a_k) in acc.iter_mut().zip(a) {
+                for l in 0..DOT_WIDE_LANES {
+                    acc_k[l] += a_k[base + l] * x[base + l];
+                }
             }
         }
-    }
-    for i in blocks * DOT_WIDE_LANES..D {
-        for (acc_k, a_k) in acc.iter_mut().zip(a) {
-            acc_k[i % DOT_WIDE_LANES] += a_k[i] * x[i];
+        for i in blocks * DOT_WIDE_LANES..len {
+            for (acc_k, a_k) in acc.iter_mut().zip(a) {
+                acc_k[i % DOT_WIDE_LANES] += a_k[i] * x[i];
+            }
         }
-    }
-    acc
+        acc
+    })
 }
 }
 
 /// `x` ← (`load(i)` for every i) and [`dot_wide_many`]`(a, x)` in the same
 /// pass: bit for bit storing x first and then taking the dot products, one
-/// pass over memory instead of two.
+/// pass over memory instead of two. Only the first `len` entries (at most D)
+/// are loaded and summed; the rest of `x` is left as it was.
 #[inline]
 pub(crate) fn store_and_dot_wide_many<T: Real, const D: usize, const K: usize>(
     a: [&[T; D]; K],
     load: impl Fn(usize) -> T,
     x: &mut [T; D],
+    len: usize,
 ) -> [T; K] {
-    store_and_dot_wide_lanes(a, load, x).map(|l| (l[0] + l[1]) + (l[2] + l[3]))
+    store_and_dot_wide_lanes(a, load, x, len.min(D)).map(|l| (l[0] + l[1]) + (l[2] + l[3]))
 }
 
 vector_kernel! {
@@ -143,54 +151,61 @@ fn store_and_dot_wide_lanes[T: Real, const D: usize, const K: usize](
     a: [&[T; D]; K],
     load: impl Fn(usize) -> T,
     x: &mut [T; D],
+    len: usize,
 ) -> [[T; DOT_WIDE_LANES]; K]
-where length(D)
+where length(len)
 {
-    let mut acc = [[T::ZERO; DOT_WIDE_LANES]; K];
-    let blocks = D / DOT_WIDE_LANES;
-    for q in 0..blocks {
-        let base = q * DOT_WIDE_LANES;
-        let mut block = [T::ZERO; DOT_WIDE_LANES];
-        for (l, b) in block.iter_mut().enumerate() {
-            *b = load(base + l);
-            x[base + l] = *b;
-        }
-        for (acc_k, a_k) in acc.iter_mut().zip(a) {
-            for l in 0..DOT_WIDE_LANES {
-                acc_k[l] += a_k[base + l] * block[l];
+    at_length!(len, D, |len| {
+        let mut acc = [[T::ZERO; DOT_WIDE_LANES]; K];
+        let blocks = len / DOT_WIDE_LANES;
+        for q in 0..blocks {
+            let base = q * DOT_WIDE_LANES;
+            let mut block = [T::ZERO; DOT_WIDE_LANES];
+            for (l, b) in block.iter_mut().enumerate() {
+                *b = load(base + l);
+                x[base + l] = *b;
+            }
+            for (acc_k, a_k) in acc.iter_mut().zip(a) {
+                for l in 0..DOT_WIDE_LANES {
+                    acc_k[l] += a_k[base + l] * block[l];
+                }
             }
         }
-    }
-    for i in blocks * DOT_WIDE_LANES..D {
-        let xi = load(i);
-        x[i] = xi;
-        for (acc_k, a_k) in acc.iter_mut().zip(a) {
-            acc_k[i % DOT_WIDE_LANES] += a_k[i] * xi;
+        for i in blocks * DOT_WIDE_LANES..len {
+            let xi = load(i);
+            x[i] = xi;
+            for (acc_k, a_k) in acc.iter_mut().zip(a) {
+                acc_k[i % DOT_WIDE_LANES] += a_k[i] * xi;
+            }
         }
-    }
-    acc
+        acc
+    })
 }
 }
 
 vector_kernel! {
 /// y ← (y + Σₖ αₖ xₖ) ∘ w: bit for bit [`axpy_many`] followed by the
-/// componentwise product, in one pass.
+/// componentwise product, in one pass, on the first `len` entries (at most
+/// D; the rest of `y` is left as it was).
 #[inline]
 pub(crate) fn axpy_many_then_scale[T: Real, const D: usize, const K: usize](
     alpha: [T; K],
     x: [&[T; D]; K],
     w: &[T; D],
     y: &mut [T; D],
+    len: usize,
 )
-where length(D)
+where length(len)
 {
-    for i in 0..D {
-        let mut yi = y[i];
-        for k in 0..K {
-            yi += alpha[k] * x[k][i];
+    at_length!(len, D, |len| {
+        for i in 0..len {
+            let mut yi = y[i];
+            for k in 0..K {
+                yi += alpha[k] * x[k][i];
+            }
+            y[i] = yi * w[i];
         }
-        y[i] = yi * w[i];
-    }
+    })
 }
 }
 
@@ -205,7 +220,29 @@ pub fn half_kick_and_kinetic_energy<T: Real, const D: usize>(
     momentum: &mut [T; D],
     velocity: &mut [T; D],
 ) -> T {
-    let acc = half_kick_lanes(h, gradient, gradient_velocity, momentum, velocity);
+    half_kick_and_kinetic_energy_leading(h, gradient, gradient_velocity, momentum, velocity, D)
+}
+
+/// [`half_kick_and_kinetic_energy`] on the first `len` entries (at most D):
+/// bit for bit the same on arrays of length `len`; the rest of `momentum`
+/// and `velocity` is left as it was.
+#[inline]
+pub(crate) fn half_kick_and_kinetic_energy_leading<T: Real, const D: usize>(
+    h: T,
+    gradient: &[T; D],
+    gradient_velocity: &[T; D],
+    momentum: &mut [T; D],
+    velocity: &mut [T; D],
+    len: usize,
+) -> T {
+    let acc = half_kick_lanes(
+        h,
+        gradient,
+        gradient_velocity,
+        momentum,
+        velocity,
+        len.min(D),
+    );
     T::HALF * ((acc[0] + acc[1]) + (acc[2] + acc[3]))
 }
 
@@ -219,52 +256,58 @@ fn half_kick_lanes[T: Real, const D: usize](
     gradient_velocity: &[T; D],
     momentum: &mut [T; D],
     velocity: &mut [T; D],
+    len: usize,
 ) -> [T; DOT_WIDE_LANES]
-where length(D)
+where length(len)
 {
-    let mut acc = [T::ZERO; DOT_WIDE_LANES];
-    let blocks = D / DOT_WIDE_LANES;
-    for q in 0..blocks {
-        let base = q * DOT_WIDE_LANES;
-        for l in 0..DOT_WIDE_LANES {
-            let i = base + l;
+    at_length!(len, D, |len| {
+        let mut acc = [T::ZERO; DOT_WIDE_LANES];
+        let blocks = len / DOT_WIDE_LANES;
+        for q in 0..blocks {
+            let base = q * DOT_WIDE_LANES;
+            for l in 0..DOT_WIDE_LANES {
+                let i = base + l;
+                let p = momentum[i] - h * gradient[i];
+                let v = velocity[i] - h * gradient_velocity[i];
+                momentum[i] = p;
+                velocity[i] = v;
+                acc[l] += p * v;
+            }
+        }
+        for i in blocks * DOT_WIDE_LANES..len {
             let p = momentum[i] - h * gradient[i];
             let v = velocity[i] - h * gradient_velocity[i];
             momentum[i] = p;
             velocity[i] = v;
-            acc[l] += p * v;
+            acc[i % DOT_WIDE_LANES] += p * v;
         }
-    }
-    for i in blocks * DOT_WIDE_LANES..D {
-        let p = momentum[i] - h * gradient[i];
-        let v = velocity[i] - h * gradient_velocity[i];
-        momentum[i] = p;
-        velocity[i] = v;
-        acc[i % DOT_WIDE_LANES] += p * v;
-    }
-    acc
+        acc
+    })
 }
 }
 
 vector_kernel! {
 /// y ← y + Σₖ αₖ xₖ, adding the terms to each yᵢ in order k = 0, 1, …: bit
 /// for bit the K calls `axpy(α₀, x₀, y)`, `axpy(α₁, x₁, y)`, … in one pass
-/// over y.
+/// over y, on its first `len` entries (at most D; the rest is left as it was).
 #[inline]
 pub(crate) fn axpy_many[T: Real, const D: usize, const K: usize](
     alpha: [T; K],
     x: [&[T; D]; K],
     y: &mut [T; D],
+    len: usize,
 )
-where length(D)
+where length(len)
 {
-    for i in 0..D {
-        let mut yi = y[i];
-        for k in 0..K {
-            yi += alpha[k] * x[k][i];
+    at_length!(len, D, |len| {
+        for i in 0..len {
+            let mut yi = y[i];
+            for k in 0..K {
+                yi += alpha[k] * x[k][i];
+            }
+            y[i] = yi;
         }
-        y[i] = yi;
-    }
+    })
 }
 }
 
@@ -336,7 +379,7 @@ mod tests {
             })
         };
         let (a, b, c, x) = (v(0.1), v(1.3), v(2.9), v(4.2));
-        let many = dot_wide_many([&a, &b, &c], &x);
+        let many = dot_wide_many([&a, &b, &c], &x, D);
         assert_eq!(many[0].to_bits(), dot_wide(&a, &x).to_bits());
         assert_eq!(many[1].to_bits(), dot_wide(&b, &x).to_bits());
         assert_eq!(many[2].to_bits(), dot_wide(&c, &x).to_bits());
@@ -345,13 +388,13 @@ mod tests {
         axpy(-1.7, &b, &mut one);
         axpy(2.1, &c, &mut one);
         let mut fused = x;
-        axpy_many([0.3, -1.7, 2.1], [&a, &b, &c], &mut fused);
+        axpy_many([0.3, -1.7, 2.1], [&a, &b, &c], &mut fused, D);
         assert_eq!(one.map(f64::to_bits), fused.map(f64::to_bits));
 
         // Scale, then dot: x = w ∘ b stored and dotted in one pass.
         let w = v(-0.7);
         let mut stored = [0.0; D];
-        let many = store_and_dot_wide_many([&a, &c], |i| w[i] * b[i], &mut stored);
+        let many = store_and_dot_wide_many([&a, &c], |i| w[i] * b[i], &mut stored, D);
         let scaled: [f64; D] = core::array::from_fn(|i| w[i] * b[i]);
         assert_eq!(stored.map(f64::to_bits), scaled.map(f64::to_bits));
         assert_eq!(many[0].to_bits(), dot_wide(&a, &scaled).to_bits());
@@ -359,7 +402,7 @@ mod tests {
 
         // axpys, then the componentwise product.
         let mut fused = x;
-        axpy_many_then_scale([0.3, -1.7, 2.1], [&a, &b, &c], &w, &mut fused);
+        axpy_many_then_scale([0.3, -1.7, 2.1], [&a, &b, &c], &w, &mut fused, D);
         let one: [f64; D] = core::array::from_fn(|i| one[i] * w[i]);
         assert_eq!(one.map(f64::to_bits), fused.map(f64::to_bits));
 
@@ -385,6 +428,69 @@ mod tests {
         fused_kernels_match::<7>();
         fused_kernels_match::<13>();
         fused_kernels_match::<100>();
+    }
+
+    /// On the first `N` entries of length-`D` arrays (the rest zero, as a
+    /// sampler with a run-time dimension keeps them) every fused kernel gives
+    /// the bits of the same kernel on length-`N` arrays, and leaves the
+    /// entries from `N` on as they were.
+    #[cfg(feature = "runtime-dimension")]
+    fn leading_kernels_match<const N: usize, const D: usize>() {
+        let short = |seed: f64| -> [f64; N] {
+            core::array::from_fn(|i| ((i * 7919 + 31) % 113) as f64 / 17.0 - seed)
+        };
+        let long =
+            |x: &[f64; N]| -> [f64; D] { core::array::from_fn(|i| if i < N { x[i] } else { 0.0 }) };
+        let (a, b, c, x) = (short(0.1), short(1.3), short(2.9), short(4.2));
+        let (la, lb, lc, lx) = (long(&a), long(&b), long(&c), long(&x));
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+
+        let many = dot_wide_many([&a, &b], &x, N);
+        let leading = dot_wide_many([&la, &lb], &lx, N);
+        assert_eq!(bits(&many), bits(&leading));
+
+        let mut y = c;
+        axpy_many([0.3, -1.7], [&a, &b], &mut y, N);
+        let mut ly = long(&c);
+        ly[N..].fill(9.0);
+        axpy_many([0.3, -1.7], [&la, &lb], &mut ly, N);
+        assert_eq!(bits(&y), bits(&ly[..N]));
+        assert!(ly[N..].iter().all(|&v| v == 9.0));
+
+        let mut y = c;
+        axpy_many_then_scale([0.3, -1.7], [&a, &b], &x, &mut y, N);
+        let mut ly = long(&c);
+        ly[N..].fill(9.0);
+        axpy_many_then_scale([0.3, -1.7], [&la, &lb], &lx, &mut ly, N);
+        assert_eq!(bits(&y), bits(&ly[..N]));
+        assert!(ly[N..].iter().all(|&v| v == 9.0));
+
+        let mut stored = [0.0; N];
+        let many = store_and_dot_wide_many([&a, &b], |i| x[i] * c[i], &mut stored, N);
+        let mut lstored = [9.0; D];
+        let leading = store_and_dot_wide_many([&la, &lb], |i| lx[i] * lc[i], &mut lstored, N);
+        assert_eq!(bits(&many), bits(&leading));
+        assert_eq!(bits(&stored), bits(&lstored[..N]));
+        assert!(lstored[N..].iter().all(|&v| v == 9.0));
+
+        let (mut p, mut q) = (a, b);
+        let kinetic = half_kick_and_kinetic_energy(0.37, &c, &x, &mut p, &mut q);
+        let (mut lp, mut lq) = (la, lb);
+        let leading = half_kick_and_kinetic_energy_leading(0.37, &lc, &lx, &mut lp, &mut lq, N);
+        assert_eq!(kinetic.to_bits(), leading.to_bits());
+        assert_eq!(bits(&p), bits(&lp[..N]));
+        assert_eq!(bits(&q), bits(&lq[..N]));
+    }
+
+    #[test]
+    #[cfg(feature = "runtime-dimension")]
+    fn kernels_on_a_leading_length_match_that_length() {
+        leading_kernels_match::<1, 8>();
+        leading_kernels_match::<5, 8>();
+        leading_kernels_match::<6, 7>();
+        leading_kernels_match::<13, 64>();
+        leading_kernels_match::<37, 40>();
+        leading_kernels_match::<100, 100>();
     }
 
     /// The definition of [`dot_wide`], written out term by term.

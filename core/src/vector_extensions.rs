@@ -164,3 +164,39 @@ macro_rules! vector_kernel {
 }
 
 pub(crate) use vector_kernel;
+
+/// `at_length!(len, D, |n| body)`: `body` with `n` = `len` (at most `D`),
+/// compiled twice: once with `n` the constant `D`, taken when `len ≥ D` (the
+/// code a const-generic length gives: loops unrolled or vectorised without
+/// bounds checks, as before the kernels took a length), and once with the
+/// run-time length (a sampler moving fewer coordinates than its storage
+/// holds, `Nuts::set_dimension`, feature `runtime-dimension`). Both compute
+/// the same thing; the second costs a little more per entry.
+///
+/// Without the `runtime-dimension` feature `n` is always `D` (one copy; a
+/// caller passes a shorter `len` only for vectors that are zero from `len`
+/// on, so the result is the same).
+#[cfg(feature = "runtime-dimension")]
+macro_rules! at_length {
+    ($len:expr, $d:expr, |$n:ident| $body:expr) => {{
+        let length: usize = $len;
+        if length >= $d {
+            let $n: usize = $d;
+            $body
+        } else {
+            let $n: usize = length;
+            $body
+        }
+    }};
+}
+
+#[cfg(not(feature = "runtime-dimension"))]
+macro_rules! at_length {
+    ($len:expr, $d:expr, |$n:ident| $body:expr) => {{
+        let _ = $len;
+        let $n: usize = $d;
+        $body
+    }};
+}
+
+pub(crate) use at_length;

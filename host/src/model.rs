@@ -216,7 +216,9 @@ impl core::fmt::Display for DimensionTooSmall {
 impl std::error::Error for DimensionTooSmall {}
 
 /// A [`Model`] seen as a core target of compile-time dimension `D`: the model's
-/// n coordinates first, then D − n independent N(0, 1) auxiliaries.
+/// n coordinates first, then D − n independent N(0, 1) auxiliaries, or, for
+/// a sampler that keeps coordinates n.. at zero itself (NUTS with its
+/// run-time dimension, [`frozen_padding`](Self::frozen_padding)), nothing.
 ///
 /// As a [`MinibatchPotential`] a batch is a seed drawn from the sampler's
 /// generator; the gradient estimate is [`Model::stochastic_gradient`] with a
@@ -226,6 +228,7 @@ pub struct PaddedModel<'a, const D: usize> {
     model: &'a dyn Model,
     n: usize,
     batch_size: usize,
+    auxiliaries: bool,
 }
 
 impl<'a, const D: usize> PaddedModel<'a, D> {
@@ -243,7 +246,24 @@ impl<'a, const D: usize> PaddedModel<'a, D> {
             model,
             n,
             batch_size: 0,
+            auxiliaries: true,
         })
+    }
+
+    /// No auxiliaries: for a sampler that keeps coordinates n.. at zero and
+    /// never reads the gradient there (NUTS after
+    /// [`AdaptiveNuts::set_dimension`](qnmc::adaptation::AdaptiveNuts::set_dimension)).
+    /// U and ∇U are the model's alone, the gradient from n on is left as it
+    /// is, and starting points are drawn in the first n coordinates only.
+    pub fn frozen_padding(mut self) -> Self {
+        self.auxiliaries = false;
+        self
+    }
+
+    /// The coordinates a sampler moves: D with auxiliaries, else the
+    /// model's n.
+    pub fn moved_dimension(&self) -> usize {
+        if self.auxiliaries { D } else { self.n }
     }
 
     /// Sets the minibatch size passed to [`Model::stochastic_gradient`].
@@ -271,6 +291,9 @@ impl<'a, const D: usize> PaddedModel<'a, D> {
     }
 
     fn auxiliary(&self, x: &[f64; D], gradient: &mut [f64; D]) -> f64 {
+        if !self.auxiliaries {
+            return 0.0;
+        }
         let mut u = 0.0;
         for i in self.n..D {
             gradient[i] = x[i];

@@ -95,10 +95,25 @@ fn unknown_sampler_and_target_list_the_valid_names() {
     );
     assert_usage_error(
         qnmc(
-            &["run", "--target", "gaussian", "--dimension", "2000"],
+            &["run", "--target", "gaussian", "--dimension", "20000"],
             &dir,
         ),
-        "error: the target has dimension 2000; the samplers are compiled for at most 1000",
+        "error: the target has dimension 20000; the samplers are compiled for at most 16384",
+    );
+    assert_usage_error(
+        qnmc(
+            &[
+                "run",
+                "--target",
+                "gaussian",
+                "--dimension",
+                "2000",
+                "--sampler",
+                "hmc",
+            ],
+            &dir,
+        ),
+        "error: the target has dimension 2000; hmc is compiled for at most 1000 (nuts, the default sampler, for up to 16384)",
     );
     assert_usage_error(
         qnmc(

@@ -138,13 +138,16 @@ pub struct LbfgsEstimator<T, const D: usize, const M: usize> {
     spread: CovarianceProduct<T, D>,
     /// Ĉov(∇U)·r over the window: the direction the metric finds stiffest.
     stiffness: CovarianceProduct<T, D>,
+    /// The coordinates the sampler moves ([`MetricEstimator::set_dimension`];
+    /// 0 is D): the shrinkage of the scales pools these only.
+    dimension: usize,
 }
 
 crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] LbfgsEstimator<T, D, M> {
     diagonal, window_diagonal, base, previous_position, previous_gradient, has_previous, pool_s, pool_y,
     pool_score, pool_len, memory, rank_tolerance, pairs_used, max_pairs, optimize, recent_position,
     recent_gradient, recent_len, recent_next, candidate, replaced, kept, observed, conjugated,
-    last_scores, spread, stiffness
+    last_scores, spread, stiffness, dimension
 });
 
 /// Every `SCORE_EVERY`-th draw of a window is held out of the candidates'
@@ -191,6 +194,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
             last_scores: [T::INFINITY; 3],
             spread: CovarianceProduct::new(),
             stiffness: CovarianceProduct::new(),
+            dimension: D,
         })
     }
 
@@ -503,8 +507,13 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         self.optimize = settings.optimize;
         self.candidate.set_identity();
         self.last_scores = [T::INFINITY; 3];
+        self.dimension = D;
         metric.set_identity();
         Ok(())
+    }
+
+    fn set_dimension(&mut self, n: usize) {
+        self.dimension = n.clamp(1, D.max(1));
     }
 
     fn initialize(
@@ -652,11 +661,16 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
 
     fn end_window(&mut self, metric: &mut LbfgsMetric<T, D, M>) -> Result<MetricChange, Error> {
         let mut base = self.diagonal.estimate(&self.base).unwrap_or(self.base);
-        shrink_log_scales(&mut base, self.diagonal.count());
+        let n = if self.dimension == 0 {
+            D
+        } else {
+            self.dimension.min(D)
+        };
+        shrink_log_scales(&mut base[..n], self.diagonal.count());
         // The diagonal from every draw of the window (held-out ones too): the
         // winning candidate is rebuilt on it.
         let mut base_all = self.window_diagonal.estimate(&base).unwrap_or(base);
-        shrink_log_scales(&mut base_all, self.window_diagonal.count());
+        shrink_log_scales(&mut base_all[..n], self.window_diagonal.count());
         self.memory.clear();
         self.has_previous = false;
         // Candidates: the metric in force, the new diagonal alone, and the new

@@ -67,6 +67,16 @@ pub trait MetricEstimator<T: Real, const D: usize> {
     /// [`crate::in_place`]). On error (an invalid setting) nothing changes.
     fn reset(&mut self, settings: Self::Settings, metric: &mut Self::Metric) -> Result<(), Error>;
 
+    /// The sampler moves only the first `n` ≤ D coordinates (the rest stay
+    /// zero, `Nuts::set_dimension`, feature `runtime-dimension`): a
+    /// statistic taken over the coordinates (e.g. a mean of log scales) must
+    /// use those n only. The default does nothing, which is right for an
+    /// estimator whose coordinates do not see each other. The dimension
+    /// lasts until the next call; [`reset`](Self::reset) may forget it.
+    fn set_dimension(&mut self, n: usize) {
+        let _ = n;
+    }
+
     /// Called once before the first warm-up draw with the initial state; may
     /// set a first metric (e.g. from the gradient's scale).
     fn initialize(

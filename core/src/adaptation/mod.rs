@@ -33,6 +33,8 @@
 //! Adaptation is not exact: the warm-up draws must be discarded.
 
 mod covariance_product;
+#[cfg(all(test, feature = "runtime-dimension"))]
+mod dimension_tests;
 mod lbfgs_estimator;
 mod lbfgs_start;
 mod metric_estimators;

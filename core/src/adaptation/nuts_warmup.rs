@@ -197,6 +197,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         settings.validate(MAX_DEPTH)?;
         let dual = DualAveraging::new(DualAveragingSettings::stan(settings.step_size))?;
         self.estimator.reset(estimator, self.nuts.metric_mut())?;
+        self.estimator.set_dimension(self.nuts.dimension());
         self.nuts.reset(settings, initial_position, target)?;
         if schedule.warmup_draws() > 0 {
             let (position, gradient, metric) = self.nuts.state_and_metric_mut();
@@ -216,6 +217,21 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         self.early_end_after = 0;
         self.warmup_end = schedule.warmup_draws();
         self.slow_windows_over = false;
+        Ok(())
+    }
+
+    /// Samples only the first `n` coordinates (1 ≤ n ≤ D; call before the
+    /// first draw): [`Nuts::set_dimension`], and the estimator's statistics
+    /// over coordinates use those n only
+    /// ([`MetricEstimator::set_dimension`]). The warm-up then costs what
+    /// dimension n costs, and with a metric estimator of this crate the chain
+    /// is bit for bit the chain of a sampler of size n. [`reset`](Self::reset)
+    /// keeps the dimension. On error nothing changes. (Feature
+    /// `runtime-dimension`.)
+    #[cfg(feature = "runtime-dimension")]
+    pub fn set_dimension(&mut self, n: usize) -> Result<(), Error> {
+        self.nuts.set_dimension(n)?;
+        self.estimator.set_dimension(n);
         Ok(())
     }
 
@@ -380,7 +396,8 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
     /// not finite for the target is ignored.
     fn optimize_start<P: Potential<T, D>, R: Rng + ?Sized>(&mut self, target: &P, rng: &mut R) {
         let mut normals = [T::ZERO; D];
-        crate::random::fill_standard_normal(rng, &mut normals);
+        let n = self.nuts.dimension();
+        crate::random::fill_standard_normal(rng, &mut normals[..n]);
         let position = *self.nuts.position();
         if let Some((start, evaluations)) = self.estimator.initialize_by_optimization(
             target,

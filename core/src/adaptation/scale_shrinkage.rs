@@ -19,22 +19,22 @@ use crate::Real;
 /// Var(ln b̂ᵢ) ≈ 1/n (Gaussian draws), so when the spread of the ln b̂ᵢ is no
 /// larger than that noise the coordinates are taken to share one scale, and
 /// when the scales truly differ (spread ≫ 1/n) almost nothing changes.
-pub(crate) fn shrink_log_scales<T: Real, const D: usize>(b: &mut [T; D], draws: u64) {
-    if D < 3 || draws < 3 {
+pub(crate) fn shrink_log_scales<T: Real>(b: &mut [T], draws: u64) {
+    let d = b.len();
+    if d < 3 || draws < 3 {
         return;
     }
     let mut mean = T::ZERO;
     for v in b.iter() {
         mean += v.ln();
     }
-    let d = T::from_u64(D as u64);
-    mean /= d;
+    mean /= T::from_u64(d as u64);
     let mut spread = T::ZERO;
     for v in b.iter() {
         let e = v.ln() - mean;
         spread += e * e;
     }
-    spread /= T::from_u64(D as u64 - 1);
+    spread /= T::from_u64(d as u64 - 1);
     let noise = T::ONE / T::from_u64(draws);
     if !(spread.is_finite() && mean.is_finite()) || spread <= T::ZERO {
         return;

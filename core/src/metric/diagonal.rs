@@ -3,6 +3,7 @@
 use super::Metric;
 use crate::Real;
 use crate::error::{Error, require_positive};
+use crate::vector_extensions::at_length;
 
 /// A diagonal metric with inverse mass M⁻¹ = diag(σ²) (σ² ideally the
 /// posterior variances): p = z / σ, v = σ² ∘ p.
@@ -59,16 +60,30 @@ impl<T: Real, const D: usize> DiagonalMetric<T, D> {
 impl<T: Real, const D: usize> Metric<T, D> for DiagonalMetric<T, D> {
     #[inline]
     fn momentum_from_normals(&self, z: &[T; D], p: &mut [T; D]) {
-        for i in 0..D {
-            p[i] = z[i] * self.inverse_scales[i];
-        }
+        self.momentum_from_normals_leading(z, p, D);
     }
 
     #[inline]
     fn velocity(&self, p: &[T; D], v: &mut [T; D]) {
-        for i in 0..D {
-            v[i] = self.variances[i] * p[i];
-        }
+        self.velocity_leading(p, v, D);
+    }
+
+    #[inline]
+    fn momentum_from_normals_leading(&self, z: &[T; D], p: &mut [T; D], n: usize) {
+        at_length!(n, D, |n| {
+            for i in 0..n {
+                p[i] = z[i] * self.inverse_scales[i];
+            }
+        })
+    }
+
+    #[inline]
+    fn velocity_leading(&self, p: &[T; D], v: &mut [T; D], n: usize) {
+        at_length!(n, D, |n| {
+            for i in 0..n {
+                v[i] = self.variances[i] * p[i];
+            }
+        })
     }
 }
 

@@ -19,6 +19,18 @@ impl<T: Real, const D: usize> Metric<T, D> for IdentityMetric {
     fn velocity(&self, p: &[T; D], v: &mut [T; D]) {
         *v = *p;
     }
+
+    #[inline]
+    fn momentum_from_normals_leading(&self, z: &[T; D], p: &mut [T; D], n: usize) {
+        let n = n.min(D);
+        p[..n].copy_from_slice(&z[..n]);
+    }
+
+    #[inline]
+    fn velocity_leading(&self, p: &[T; D], v: &mut [T; D], n: usize) {
+        let n = n.min(D);
+        v[..n].copy_from_slice(&p[..n]);
+    }
 }
 
 #[cfg(test)]

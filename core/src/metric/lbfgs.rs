@@ -10,6 +10,7 @@ use crate::lbfgs::LbfgsMemory;
 use crate::linalg::{
     axpy, axpy_many, axpy_many_then_scale, dot_wide, dot_wide_many, store_and_dot_wide_many,
 };
+use crate::vector_extensions::at_length;
 
 /// Directions per pass of [`LbfgsMetric`]'s O(rD) operations: 4 where the
 /// kernels run on 16-byte vectors (SSE2, wasm) or scalars (Cortex-M, RISC-V),
@@ -673,16 +674,20 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
         coefficients: &[[T; M]; 2],
         post: Option<&[T; D]>,
         out: &mut [T; D],
+        len: usize,
     ) {
+        let len = len.min(D);
         let directions = self.directions.as_flattened();
         let rank = self.rank.min(directions.len());
         let (directions, coefficients) =
             (&directions[..rank], &coefficients.as_flattened()[..rank]);
         if rank == 0 {
-            for i in 0..D {
-                let x = pre.map_or(input[i], |w| w[i] * input[i]);
-                out[i] = post.map_or(x, |w| x * w[i]);
-            }
+            at_length!(len, D, |len| {
+                for i in 0..len {
+                    let x = pre.map_or(input[i], |w| w[i] * input[i]);
+                    out[i] = post.map_or(x, |w| x * w[i]);
+                }
+            });
             return;
         }
         let mut c = [[T::ZERO; M]; 2];
@@ -694,15 +699,15 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
         match pre {
             Some(w) => with_group!(u0, |u| set(
                 c0,
-                store_and_dot_wide_many(u, |i| w[i] * input[i], out)
+                store_and_dot_wide_many(u, |i| w[i] * input[i], out, len)
             )),
             None => with_group!(u0, |u| set(
                 c0,
-                store_and_dot_wide_many(u, |i| input[i], out)
+                store_and_dot_wide_many(u, |i| input[i], out, len)
             )),
         }
         for (u, ck) in rest.chunks(group).zip(c_rest.chunks_mut(group)) {
-            with_group!(u, |u| set(ck, dot_wide_many(u, out)));
+            with_group!(u, |u| set(ck, dot_wide_many(u, out, len)));
         }
         for (ck, a) in c.iter_mut().zip(coefficients) {
             *ck = *a * *ck;
@@ -711,23 +716,36 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
         let (u_body, u_last) = directions.split_at(last);
         let (c_body, c_last) = c.split_at(last);
         for (u, ck) in u_body.chunks(group).zip(c_body.chunks(group)) {
-            with_group!(u, |u| axpy_many(group_coefficients(ck), u, out));
+            with_group!(u, |u| axpy_many(group_coefficients(ck), u, out, len));
         }
         match post {
             Some(w) => with_group!(u_last, |u| axpy_many_then_scale(
                 group_coefficients(c_last),
                 u,
                 w,
-                out
+                out,
+                len
             )),
-            None => with_group!(u_last, |u| axpy_many(group_coefficients(c_last), u, out)),
+            None => with_group!(u_last, |u| axpy_many(
+                group_coefficients(c_last),
+                u,
+                out,
+                len
+            )),
         }
     }
 
     /// `out` ← S z with S = diag(√b) H̃^{1/2}, so S Sᵀ = H: maps z ~ N(0, I)
     /// to a draw of N(0, H). O(rD).
     pub fn apply_sqrt_inverse_hessian(&self, z: &[T; D], out: &mut [T; D]) {
-        self.apply(z, None, &self.sqrt_coefficients, Some(&self.sqrt_base), out);
+        self.apply(
+            z,
+            None,
+            &self.sqrt_coefficients,
+            Some(&self.sqrt_base),
+            out,
+            D,
+        );
     }
 
     /// `out` ← B v = H⁻¹ v = M v (the Hessian approximation), O(rD).
@@ -738,6 +756,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
             &self.hessian_coefficients,
             Some(&self.inv_sqrt_base),
             out,
+            D,
         );
     }
 
@@ -878,24 +897,39 @@ impl<T: Real, const D: usize, const M: usize> Metric<T, D> for LbfgsMetric<T, D,
     /// p = diag(1/√b) H̃^{−1/2} z (symmetric square root), O(rD).
     #[inline]
     fn momentum_from_normals(&self, z: &[T; D], p: &mut [T; D]) {
+        self.momentum_from_normals_leading(z, p, D);
+    }
+
+    /// v = H p, O(rD).
+    #[inline]
+    fn velocity(&self, p: &[T; D], v: &mut [T; D]) {
+        self.velocity_leading(p, v, D);
+    }
+
+    /// O(rn): the directions of a metric learned from vectors zero from n on
+    /// are zero there too.
+    #[inline]
+    fn momentum_from_normals_leading(&self, z: &[T; D], p: &mut [T; D], n: usize) {
         self.apply(
             z,
             None,
             &self.momentum_coefficients,
             Some(&self.inv_sqrt_base),
             p,
+            n,
         );
     }
 
-    /// v = H p, O(rD).
+    /// O(rn), as [`momentum_from_normals_leading`](Self::momentum_from_normals_leading).
     #[inline]
-    fn velocity(&self, p: &[T; D], v: &mut [T; D]) {
+    fn velocity_leading(&self, p: &[T; D], v: &mut [T; D], n: usize) {
         self.apply(
             p,
             Some(&self.sqrt_base),
             &self.velocity_coefficients,
             Some(&self.sqrt_base),
             v,
+            n,
         );
     }
 }
@@ -1127,7 +1161,7 @@ mod tests {
                 (Some(&pre), Some(&post)),
             ] {
                 let mut fused = [0.0; D];
-                metric.apply(&input, pre, &coefficients, post, &mut fused);
+                metric.apply(&input, pre, &coefficients, post, &mut fused, D);
                 let mut x: [f64; D] =
                     core::array::from_fn(|i| pre.map_or(input[i], |w| w[i] * input[i]));
                 let directions = metric.directions.as_flattened();

@@ -37,6 +37,29 @@ pub trait Metric<T: Real, const D: usize> {
     /// `v` ← M⁻¹ p, the velocity dθ/dt of the Hamiltonian flow.
     fn velocity(&self, p: &[T; D], v: &mut [T; D]);
 
+    /// [`momentum_from_normals`](Self::momentum_from_normals) for a sampler
+    /// that moves only the first `n` ≤ D coordinates (a model of run-time
+    /// dimension n in storage of D): `z` is zero from `n` on, and so must `p`
+    /// come out. An override may leave `p[n..]` unwritten (the sampler keeps
+    /// it zero) and should cost O(n), not O(D); with `n` = D it must give the
+    /// bits of `momentum_from_normals`. The default applies the whole metric,
+    /// which is right for every metric that maps vectors zero from `n` on to
+    /// vectors zero from `n` on (each metric of this module does when it was
+    /// learned from such vectors).
+    #[inline]
+    fn momentum_from_normals_leading(&self, z: &[T; D], p: &mut [T; D], n: usize) {
+        let _ = n;
+        self.momentum_from_normals(z, p);
+    }
+
+    /// [`velocity`](Self::velocity) on the first `n` coordinates, as
+    /// [`momentum_from_normals_leading`](Self::momentum_from_normals_leading).
+    #[inline]
+    fn velocity_leading(&self, p: &[T; D], v: &mut [T; D], n: usize) {
+        let _ = n;
+        self.velocity(p, v);
+    }
+
     /// K(p) = ½ pᵀM⁻¹p, given `v` = M⁻¹ p from [`velocity`](Self::velocity)
     /// (a fixed-order four-lane [`dot_wide`](crate::linalg::dot_wide): the
     /// same bits on every target). [`Nuts`](crate::Nuts) forms this same sum

@@ -48,12 +48,12 @@ use crate::Real;
 use crate::error::{Error, require_positive};
 #[cfg(doc)]
 use crate::linalg::dot_wide;
-use crate::linalg::half_kick_and_kinetic_energy;
+use crate::linalg::half_kick_and_kinetic_energy_leading;
 use crate::metric::Metric;
 use crate::random::fill_standard_normal_ziggurat;
 use crate::stats::StepStats;
 use crate::target::Potential;
-use crate::vector_extensions::vector_kernel;
+use crate::vector_extensions::{at_length, vector_kernel};
 
 /// Stan's default maximum tree depth.
 pub const DEFAULT_MAX_TREE_DEPTH: u32 = 10;
@@ -179,12 +179,13 @@ impl<T: Real, const D: usize> PhasePoint<T, D> {
     /// One leapfrog step of signed size `h`. Returns `false` (without
     /// evaluating the target) when the new position is not finite; otherwise
     /// `energy` is set, NaN or ±∞ when U or ∇U was not finite.
-    #[inline]
+    #[inline(always)]
     fn leapfrog<K: Metric<T, D>, P: Potential<T, D>>(
         &mut self,
         h: T,
         metric: &K,
         target: &P,
+        n: usize,
     ) -> bool {
         let half = T::HALF * h;
         let drift = kick_and_drift_lanes(
@@ -195,22 +196,36 @@ impl<T: Real, const D: usize> PhasePoint<T, D> {
             &mut self.momentum,
             &mut self.velocity,
             &mut self.position,
+            n,
         );
         if (drift[0] + drift[1]) + (drift[2] + drift[3]) != T::ZERO {
             self.energy = T::INFINITY;
             return false;
         }
         self.potential = target.potential_and_gradient(&self.position, &mut self.gradient);
-        metric.velocity(&self.gradient, &mut self.gradient_velocity);
+        metric.velocity_leading(&self.gradient, &mut self.gradient_velocity, n);
         self.energy = self.potential
-            + half_kick_and_kinetic_energy(
+            + half_kick_and_kinetic_energy_leading(
                 half,
                 &self.gradient,
                 &self.gradient_velocity,
                 &mut self.momentum,
                 &mut self.velocity,
+                n,
             );
         true
+    }
+
+    /// `self` ← `other` on the first `n` coordinates (the rest stays zero).
+    #[inline]
+    fn copy_leading(&mut self, other: &Self, n: usize) {
+        copy_leading(&mut self.position, &other.position, n);
+        copy_leading(&mut self.momentum, &other.momentum, n);
+        copy_leading(&mut self.gradient, &other.gradient, n);
+        copy_leading(&mut self.velocity, &other.velocity, n);
+        copy_leading(&mut self.gradient_velocity, &other.gradient_velocity, n);
+        self.potential = other.potential;
+        self.energy = other.energy;
     }
 }
 
@@ -219,8 +234,9 @@ vector_kernel! {
     /// θ ← θ + h v, returning four lanes of Σ θᵢ·0. x·0 is 0 for finite x and
     /// NaN for ±∞ or NaN, so the lanes stay 0 iff θ stays finite (one
     /// multiply-add per coordinate, no branch; four lanes so the sum is not one
-    /// long dependency chain).
+    /// long dependency chain). On the first `len` coordinates only.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn kick_and_drift_lanes[T: Real, const D: usize](
         half: T,
         h: T,
@@ -229,27 +245,30 @@ vector_kernel! {
         momentum: &mut [T; D],
         velocity: &mut [T; D],
         position: &mut [T; D],
+        len: usize,
     ) -> [T; 4]
-    where length(D)
+    where length(len)
     {
-        let mut drift = [T::ZERO; 4];
-        let mut update = |i: usize, lane: usize| {
-            momentum[i] -= half * gradient[i];
-            velocity[i] -= half * gradient_velocity[i];
-            position[i] += h * velocity[i];
-            drift[lane] += position[i] * T::ZERO;
-        };
-        // Blocks of four with a fixed lane each (a lane computed as i % 4
-        // kept the loop scalar, its sums in memory).
-        for q in 0..D / 4 {
-            for lane in 0..4 {
-                update(4 * q + lane, lane);
+        at_length!(len, D, |len| {
+            let mut drift = [T::ZERO; 4];
+            let mut update = |i: usize, lane: usize| {
+                momentum[i] -= half * gradient[i];
+                velocity[i] -= half * gradient_velocity[i];
+                position[i] += h * velocity[i];
+                drift[lane] += position[i] * T::ZERO;
+            };
+            // Blocks of four with a fixed lane each (a lane computed as i % 4
+            // kept the loop scalar, its sums in memory).
+            for q in 0..len / 4 {
+                for lane in 0..4 {
+                    update(4 * q + lane, lane);
+                }
             }
-        }
-        for i in D / 4 * 4..D {
-            update(i, i % 4);
-        }
-        drift
+            for i in len / 4 * 4..len {
+                update(i, i % 4);
+            }
+            drift
+        })
     }
 }
 
@@ -276,9 +295,9 @@ impl<T: Real, const D: usize> Sample<T, D> {
     }
 
     #[inline]
-    fn take(&mut self, point: &PhasePoint<T, D>) {
-        self.position = point.position;
-        self.gradient = point.gradient;
+    fn take(&mut self, point: &PhasePoint<T, D>, n: usize) {
+        copy_leading(&mut self.position, &point.position, n);
+        copy_leading(&mut self.gradient, &point.gradient, n);
         self.potential = point.potential;
         self.energy = point.energy;
     }
@@ -310,22 +329,24 @@ impl<T: Real, const D: usize> Span<T, D> {
     }
 
     #[inline]
-    fn set_leaf(&mut self, point: &PhasePoint<T, D>) {
-        self.rho = point.momentum;
-        self.momentum_begin = point.momentum;
-        self.velocity_begin = point.velocity;
-        self.momentum_end = point.momentum;
-        self.velocity_end = point.velocity;
+    fn set_leaf(&mut self, point: &PhasePoint<T, D>, n: usize) {
+        copy_leading(&mut self.rho, &point.momentum, n);
+        copy_leading(&mut self.momentum_begin, &point.momentum, n);
+        copy_leading(&mut self.velocity_begin, &point.velocity, n);
+        copy_leading(&mut self.momentum_end, &point.momentum, n);
+        copy_leading(&mut self.velocity_end, &point.velocity, n);
     }
 
     /// Appends `next` (built after `self`): ρ adds, the end moves.
     #[inline]
-    fn absorb(&mut self, next: &Span<T, D>) {
-        for i in 0..D {
-            self.rho[i] += next.rho[i];
-        }
-        self.momentum_end = next.momentum_end;
-        self.velocity_end = next.velocity_end;
+    fn absorb(&mut self, next: &Span<T, D>, n: usize) {
+        at_length!(n, D, |n| {
+            for i in 0..n {
+                self.rho[i] += next.rho[i];
+            }
+        });
+        copy_leading(&mut self.momentum_end, &next.momentum_end, n);
+        copy_leading(&mut self.velocity_end, &next.velocity_end, n);
     }
 }
 
@@ -346,9 +367,10 @@ fn merge_is_valid<T: Real, const D: usize>(
     p_begin_b: &[T; D],
     v_begin_b: &[T; D],
     v_end_b: &[T; D],
+    n: usize,
 ) -> bool {
     merge_lanes(
-        rho_a, p_end_a, v_begin_a, v_end_a, rho_b, p_begin_b, v_begin_b, v_end_b,
+        rho_a, p_end_a, v_begin_a, v_end_a, rho_b, p_begin_b, v_begin_b, v_end_b, n,
     )
     .iter()
     .all(|l| (l[0] + l[1]) + (l[2] + l[3]) > T::ZERO)
@@ -372,31 +394,34 @@ vector_kernel! {
         p_begin_b: &[T; D],
         v_begin_b: &[T; D],
         v_end_b: &[T; D],
+        len: usize,
     ) -> [[T; 4]; 6]
-    where length(D)
+    where length(len)
     {
-        let mut acc = [[T::ZERO; 4]; 6];
-        let mut add = |i: usize, l: usize| {
-            let s1 = rho_a[i] + rho_b[i];
-            let s2 = rho_a[i] + p_begin_b[i];
-            let s3 = p_end_a[i] + rho_b[i];
-            acc[0][l] += v_begin_a[i] * s1;
-            acc[1][l] += v_end_b[i] * s1;
-            acc[2][l] += v_begin_a[i] * s2;
-            acc[3][l] += v_begin_b[i] * s2;
-            acc[4][l] += v_end_a[i] * s3;
-            acc[5][l] += v_end_b[i] * s3;
-        };
-        // Blocks of four (entry 4q + l to lane l), then the tail, as dot_wide.
-        for q in 0..D / 4 {
-            for l in 0..4 {
-                add(4 * q + l, l);
+        at_length!(len, D, |len| {
+            let mut acc = [[T::ZERO; 4]; 6];
+            let mut add = |i: usize, l: usize| {
+                let s1 = rho_a[i] + rho_b[i];
+                let s2 = rho_a[i] + p_begin_b[i];
+                let s3 = p_end_a[i] + rho_b[i];
+                acc[0][l] += v_begin_a[i] * s1;
+                acc[1][l] += v_end_b[i] * s1;
+                acc[2][l] += v_begin_a[i] * s2;
+                acc[3][l] += v_begin_b[i] * s2;
+                acc[4][l] += v_end_a[i] * s3;
+                acc[5][l] += v_end_b[i] * s3;
+            };
+            // Blocks of four (entry 4q + l to lane l), then the tail, as dot_wide.
+            for q in 0..len / 4 {
+                for l in 0..4 {
+                    add(4 * q + l, l);
+                }
             }
-        }
-        for i in D / 4 * 4..D {
-            add(i, i % 4);
-        }
-        acc
+            for i in len / 4 * 4..len {
+                add(i, i % 4);
+            }
+            acc
+        })
     }
 }
 
@@ -411,8 +436,9 @@ fn leaf_pair_is_valid<T: Real, const D: usize>(
     p1: &[T; D],
     v1: &[T; D],
     rho: &mut [T; D],
+    n: usize,
 ) -> bool {
-    leaf_pair_lanes(p0, v0, p1, v1, rho)
+    leaf_pair_lanes(p0, v0, p1, v1, rho, n)
         .iter()
         .all(|l| (l[0] + l[1]) + (l[2] + l[3]) > T::ZERO)
 }
@@ -426,29 +452,32 @@ vector_kernel! {
         p1: &[T; D],
         v1: &[T; D],
         rho: &mut [T; D],
+        len: usize,
     ) -> [[T; 4]; 2]
-    where length(D)
+    where length(len)
     {
-        let mut acc = [[T::ZERO; 4]; 2];
-        let mut add = |i: usize, l: usize| {
-            let s = p0[i] + p1[i];
-            rho[i] = s;
-            acc[0][l] += v0[i] * s;
-            acc[1][l] += v1[i] * s;
-        };
-        for q in 0..D / 4 {
-            for l in 0..4 {
-                add(4 * q + l, l);
+        at_length!(len, D, |len| {
+            let mut acc = [[T::ZERO; 4]; 2];
+            let mut add = |i: usize, l: usize| {
+                let s = p0[i] + p1[i];
+                rho[i] = s;
+                acc[0][l] += v0[i] * s;
+                acc[1][l] += v1[i] * s;
+            };
+            for q in 0..len / 4 {
+                for l in 0..4 {
+                    add(4 * q + l, l);
+                }
             }
-        }
-        for i in D / 4 * 4..D {
-            add(i, i % 4);
-        }
-        acc
+            for i in len / 4 * 4..len {
+                add(i, i % 4);
+            }
+            acc
+        })
     }
 }
 
-fn merge_spans_valid<T: Real, const D: usize>(a: &Span<T, D>, b: &Span<T, D>) -> bool {
+fn merge_spans_valid<T: Real, const D: usize>(a: &Span<T, D>, b: &Span<T, D>, n: usize) -> bool {
     merge_is_valid(
         &a.rho,
         &a.momentum_end,
@@ -458,7 +487,36 @@ fn merge_spans_valid<T: Real, const D: usize>(a: &Span<T, D>, b: &Span<T, D>) ->
         &b.momentum_begin,
         &b.velocity_begin,
         &b.velocity_end,
+        n,
     )
+}
+
+/// K = ½ p·v on the first `n` coordinates: the metric's own
+/// [`Metric::kinetic_energy`] when n = D, else the same [`dot_wide`] sum on
+/// the first n entries (bit for bit that of a sampler of size n).
+#[inline]
+fn kinetic_energy<T: Real, const D: usize, K: Metric<T, D>>(
+    metric: &K,
+    p: &[T; D],
+    v: &[T; D],
+    n: usize,
+) -> T {
+    if n >= D {
+        metric.kinetic_energy(p, v)
+    } else {
+        T::HALF * crate::linalg::dot_wide_slice(&p[..n], &v[..n])
+    }
+}
+
+/// `dst[..n]` ← `src[..n]` (n at most D): the coordinates a sampler of
+/// dimension n moves; the rest stays zero.
+#[inline]
+fn copy_leading<T: Copy, const D: usize>(dst: &mut [T; D], src: &[T; D], n: usize) {
+    if n >= D {
+        *dst = *src;
+    } else {
+        dst[..n].copy_from_slice(&src[..n]);
+    }
 }
 
 /// The leaves' multinomial weights exp(H₀ − H), kept in linear space
@@ -570,11 +628,20 @@ pub struct Nuts<T, const D: usize, K, const MAX_DEPTH: usize = 10> {
     normals: [T; D],
     spans: [Span<T, D>; MAX_DEPTH],
     slot: [usize; MAX_DEPTH],
+    /// The coordinates that move, n ≤ D ([`Nuts::set_dimension`]); 0 (the
+    /// all-zero value of [`crate::in_place`]) is D. Every vector is zero
+    /// from n on.
+    dimension: usize,
 }
 
 crate::in_place::zero_valid!(impl[T: Real, const D: usize, K: crate::in_place::ZeroValid, const MAX_DEPTH: usize] Nuts<T, D, K, MAX_DEPTH> {
-    settings, metric, samples, current, backward, forward, end_momentum, end_velocity, rho, normals, spans, slot
+    settings, metric, samples, current, backward, forward, end_momentum, end_velocity, rho, normals, spans, slot, dimension
 });
+
+/// `true` when `x` is zero from `n` on.
+fn zero_from<T: Real>(x: &[T], n: usize) -> bool {
+    x.get(n..).unwrap_or(&[]).iter().all(|v| *v == T::ZERO)
+}
 
 impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D, K, MAX_DEPTH> {
     /// Validates `settings` and evaluates the target at `initial_position`.
@@ -611,7 +678,84 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             spans: core::array::from_fn(|_| Span::zero()),
             slot,
             normals: [T::ZERO; D],
+            dimension: D,
         })
+    }
+
+    /// n: the sampler moves the first n coordinates and keeps the rest at
+    /// zero (D unless `set_dimension` (feature `runtime-dimension`) said otherwise).
+    #[inline]
+    pub fn dimension(&self) -> usize {
+        // Without the feature every length is the constant D.
+        if cfg!(feature = "runtime-dimension") && self.dimension != 0 && self.dimension < D {
+            self.dimension
+        } else {
+            D
+        }
+    }
+
+    /// Moves only the first `n` coordinates (1 ≤ n ≤ D) from now on (feature
+    /// `runtime-dimension`): a model
+    /// of run-time dimension n in storage of compile-time size D. The others
+    /// stay exactly zero and are never read, drawn or written: momenta are n
+    /// normals, and every pass over the vectors (leapfrog, metric, U-turn
+    /// checks, copies) stops at n, so a draw costs what dimension n costs,
+    /// and the chain is bit for bit the chain of a sampler of size n on the
+    /// same n coordinates (with a metric that maps vectors zero from n on to
+    /// vectors zero from n on, as every metric of [`crate::metric`] does when
+    /// learned from such vectors). The target is evaluated at positions zero
+    /// from n on; what it writes to the gradient there is ignored. The current
+    /// position must be zero from n on; on error nothing changes.
+    ///
+    /// ```
+    /// use qnmc::{Nuts, NutsSettings, Potential, metric::IdentityMetric};
+    /// use rand_core::SeedableRng;
+    ///
+    /// /// U = ½|θ|², in storage for up to 8 coordinates.
+    /// struct Normal;
+    /// impl Potential<f64, 8> for Normal {
+    ///     fn potential_and_gradient(&self, x: &[f64; 8], g: &mut [f64; 8]) -> f64 {
+    ///         *g = *x;
+    ///         0.5 * x.iter().map(|v| v * v).sum::<f64>()
+    ///     }
+    /// }
+    /// let mut nuts = Nuts::<f64, 8, _>::new(
+    ///     NutsSettings::new(0.5), IdentityMetric, [0.0; 8], &Normal).unwrap();
+    /// nuts.set_dimension(3).unwrap();
+    /// let mut rng = rand_xorshift::XorShiftRng::seed_from_u64(1);
+    /// for _ in 0..10 {
+    ///     nuts.step(&Normal, &mut rng);
+    /// }
+    /// assert!(nuts.position()[..3].iter().all(|&v| v != 0.0));
+    /// assert!(nuts.position()[3..].iter().all(|&v| v == 0.0));
+    /// assert!(nuts.set_dimension(9).is_err());
+    /// ```
+    #[cfg(feature = "runtime-dimension")]
+    pub fn set_dimension(&mut self, n: usize) -> Result<(), Error> {
+        if n == 0 || n > D {
+            return Err(Error::invalid("dimension", ">= 1 and at most D"));
+        }
+        if !zero_from(self.position(), n) {
+            return Err(Error::invalid(
+                "dimension",
+                "at least the position's last nonzero coordinate",
+            ));
+        }
+        self.dimension = n;
+        // Scratch and trajectory storage restart from zero, so that nothing
+        // left from n on by a larger dimension is ever read.
+        crate::in_place::zero(&mut self.samples[(self.current ^ 1) & 1]);
+        crate::in_place::zero(&mut self.backward);
+        crate::in_place::zero(&mut self.forward);
+        crate::in_place::zero(&mut self.end_momentum);
+        crate::in_place::zero(&mut self.end_velocity);
+        crate::in_place::zero(&mut self.rho);
+        crate::in_place::zero(&mut self.normals);
+        crate::in_place::zero(&mut self.spans);
+        let n = self.dimension();
+        let state = self.state_mut();
+        state.gradient[n..].iter_mut().for_each(|g| *g = T::ZERO);
+        Ok(())
     }
 
     /// In place, the state of [`Nuts::new`] with `settings` at
@@ -629,6 +773,15 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         if !crate::linalg::all_finite(initial_position) {
             return Err(Error::NonFiniteInitialState);
         }
+        let n = self.dimension();
+        // Built in place (all zero): the dimension is D, as `new` stores it.
+        self.dimension = n;
+        if !zero_from(initial_position, n) {
+            return Err(Error::invalid(
+                "initial_position",
+                "zero from the sampler's dimension on",
+            ));
+        }
         // The gradient goes to scratch storage first (`normals` is refilled
         // at every draw), so that a failure leaves the chain as it was.
         let potential = target.potential_and_gradient(initial_position, &mut self.normals);
@@ -639,6 +792,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         let state = &mut self.samples[0];
         state.position = *initial_position;
         state.gradient = self.normals;
+        state.gradient[n..].iter_mut().for_each(|g| *g = T::ZERO);
         state.potential = potential;
         state.energy = T::ZERO;
         self.settings = settings;
@@ -729,11 +883,19 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         if !crate::linalg::all_finite(position) {
             return Err(Error::NonFiniteInitialState);
         }
+        let n = self.dimension();
+        if !zero_from(position, n) {
+            return Err(Error::invalid(
+                "position",
+                "zero from the sampler's dimension on",
+            ));
+        }
         let mut gradient = [T::ZERO; D];
         let potential = target.potential_and_gradient(position, &mut gradient);
-        if !potential.is_finite() || !crate::linalg::all_finite(&gradient) {
+        if !potential.is_finite() || !crate::linalg::all_finite(&gradient[..n]) {
             return Err(Error::NonFiniteInitialState);
         }
+        gradient[n..].iter_mut().for_each(|g| *g = T::ZERO);
         let state = self.state_mut();
         state.position = *position;
         state.gradient = gradient;
@@ -756,21 +918,24 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         let threshold = T::from_f64(0.8).ln();
         let mut eps = self.settings.step_size;
         let mut direction = 0i8;
+        let n = self.dimension();
         for _ in 0..50 {
-            fill_standard_normal_ziggurat(rng, &mut self.normals);
+            fill_standard_normal_ziggurat(rng, &mut self.normals[..n]);
             // `forward` is free between draws: step() starts it afresh.
             let point = &mut self.forward;
             let state = &self.samples[self.current & 1];
-            point.position = state.position;
-            point.gradient = state.gradient;
+            copy_leading(&mut point.position, &state.position, n);
+            copy_leading(&mut point.gradient, &state.gradient, n);
             point.potential = state.potential;
             self.metric
-                .momentum_from_normals(&self.normals, &mut point.momentum);
-            self.metric.velocity(&point.momentum, &mut point.velocity);
+                .momentum_from_normals_leading(&self.normals, &mut point.momentum, n);
             self.metric
-                .velocity(&point.gradient, &mut point.gradient_velocity);
-            let h0 = point.potential + self.metric.kinetic_energy(&point.momentum, &point.velocity);
-            if point.leapfrog(eps, &self.metric, target) {
+                .velocity_leading(&point.momentum, &mut point.velocity, n);
+            self.metric
+                .velocity_leading(&point.gradient, &mut point.gradient_velocity, n);
+            let h0 =
+                point.potential + kinetic_energy(&self.metric, &point.momentum, &point.velocity, n);
+            if point.leapfrog(eps, &self.metric, target, n) {
                 evaluations += 1;
             }
             let delta = h0 - point.energy;
@@ -803,29 +968,48 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         target: &P,
         rng: &mut R,
     ) -> NutsStats<T> {
+        // Two copies of the transition: with n the constant D (every length
+        // folds, the code of a const-generic sampler) and with a run-time n.
+        let n = self.dimension();
+        if n >= D {
+            self.step_in(target, rng, D)
+        } else {
+            self.step_in(target, rng, n)
+        }
+    }
+
+    /// [`step`](Self::step) moving the first `n` coordinates.
+    #[inline(always)]
+    fn step_in<P: Potential<T, D>, R: Rng + ?Sized>(
+        &mut self,
+        target: &P,
+        rng: &mut R,
+        n: usize,
+    ) -> NutsStats<T> {
         let eps = self.settings.step_size;
         let max_depth = (self.settings.max_tree_depth as usize).min(MAX_DEPTH);
 
         // The initial point: momentum, velocity, energy.
-        fill_standard_normal_ziggurat(rng, &mut self.normals);
+        fill_standard_normal_ziggurat(rng, &mut self.normals[..n]);
         {
             let start = &mut self.backward;
             let state = &self.samples[self.current & 1];
-            start.position = state.position;
-            start.gradient = state.gradient;
+            copy_leading(&mut start.position, &state.position, n);
+            copy_leading(&mut start.gradient, &state.gradient, n);
             start.potential = state.potential;
             self.metric
-                .momentum_from_normals(&self.normals, &mut start.momentum);
-            self.metric.velocity(&start.momentum, &mut start.velocity);
+                .momentum_from_normals_leading(&self.normals, &mut start.momentum, n);
             self.metric
-                .velocity(&start.gradient, &mut start.gradient_velocity);
+                .velocity_leading(&start.momentum, &mut start.velocity, n);
+            self.metric
+                .velocity_leading(&start.gradient, &mut start.gradient_velocity, n);
             start.energy =
-                start.potential + self.metric.kinetic_energy(&start.momentum, &start.velocity);
+                start.potential + kinetic_energy(&self.metric, &start.momentum, &start.velocity, n);
         }
         let h0 = self.backward.energy;
         self.state_mut().energy = h0;
-        self.forward.clone_from(&self.backward);
-        self.rho = self.backward.momentum;
+        self.forward.copy_leading(&self.backward, n);
+        copy_leading(&mut self.rho, &self.backward.momentum, n);
 
         let mut tally = Tally {
             leapfrog_steps: 0,
@@ -872,11 +1056,20 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
                 } else {
                     &self.backward
                 };
-                self.end_momentum = end.momentum;
-                self.end_velocity = end.velocity;
+                copy_leading(&mut self.end_momentum, &end.momentum, n);
+                copy_leading(&mut self.end_velocity, &end.velocity, n);
             }
-            let outcome =
-                self.build_subtree(depth, forward, h, h0, target, rng, &mut tally, &mut weights);
+            let outcome = self.build_subtree(
+                depth,
+                forward,
+                h,
+                h0,
+                target,
+                rng,
+                &mut tally,
+                &mut weights,
+                n,
+            );
             let Subtree::Valid = outcome else {
                 break;
             };
@@ -901,6 +1094,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
                     &span.momentum_begin,
                     &span.velocity_begin,
                     &span.velocity_end,
+                    n,
                 )
             } else {
                 merge_is_valid(
@@ -912,11 +1106,14 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
                     &self.end_momentum,
                     &self.end_velocity,
                     &self.forward.velocity,
+                    n,
                 )
             };
-            for i in 0..D {
-                self.rho[i] += span.rho[i];
-            }
+            at_length!(n, D, |n| {
+                for i in 0..n {
+                    self.rho[i] += span.rho[i];
+                }
+            });
             if !valid {
                 turned = true;
                 break;
@@ -942,7 +1139,10 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
     /// `self.backward`), advancing it in place with signed step `h`; its
     /// candidate goes to the sample that is not the state, its span to
     /// `self.spans[self.slot[depth]]`.
+    /// Only the first `n` coordinates move (inlined into each copy of
+    /// [`step_in`](Self::step_in), so that n = D folds).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn build_subtree<P: Potential<T, D>, R: Rng + ?Sized>(
         &mut self,
         depth: usize,
@@ -953,6 +1153,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         rng: &mut R,
         tally: &mut Tally<T>,
         weights: &mut Weights<T>,
+        n: usize,
     ) -> Subtree {
         let Nuts {
             settings,
@@ -970,8 +1171,8 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         let leaves = 1usize << depth;
         let threshold = settings.max_energy_error;
         weights.subtree = T::ZERO;
-        for n in 0..leaves {
-            let finite_position = point.leapfrog(h, metric, target);
+        for leaf in 0..leaves {
+            let finite_position = point.leapfrog(h, metric, target, n);
             tally.leapfrog_steps += 1;
             if finite_position {
                 tally.gradient_evaluations += 1;
@@ -998,7 +1199,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             weights.subtree += weight;
             let u = T::uniform_open_closed(rng);
             if u * weights.subtree <= weight {
-                candidate.take(point);
+                candidate.take(point, n);
             }
 
             // Merge completed trees like a binary counter (docs/NUTS.md 2.3).
@@ -1009,12 +1210,12 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             let mut level = 0;
             if depth == 0 {
                 if let Some(span) = spans.get_mut(slot[0]) {
-                    span.set_leaf(point);
+                    span.set_leaf(point, n);
                 }
-            } else if n & 1 == 0 {
+            } else if leaf & 1 == 0 {
                 if let Some(span) = spans.get_mut(slot[depth]) {
-                    span.momentum_begin = point.momentum;
-                    span.velocity_begin = point.velocity;
+                    copy_leading(&mut span.momentum_begin, &point.momentum, n);
+                    copy_leading(&mut span.velocity_begin, &point.velocity, n);
                 }
             } else {
                 let Some(pair) = spans.get_mut(slot[0]) else {
@@ -1026,27 +1227,28 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
                     &point.momentum,
                     &point.velocity,
                     &mut pair.rho,
+                    n,
                 ) {
                     return Subtree::Invalid;
                 }
-                pair.momentum_end = point.momentum;
-                pair.velocity_end = point.velocity;
+                copy_leading(&mut pair.momentum_end, &point.momentum, n);
+                copy_leading(&mut pair.velocity_end, &point.velocity, n);
                 slot.swap(0, depth);
                 level = 1;
             }
-            while (n >> level) & 1 == 1 {
+            while (leaf >> level) & 1 == 1 {
                 let left = slot[level];
                 let Some((left_span, right_span)) = two_mut(spans, left, slot[depth]) else {
                     return Subtree::Invalid;
                 };
-                if !merge_spans_valid(left_span, right_span) {
+                if !merge_spans_valid(left_span, right_span, n) {
                     return Subtree::Invalid;
                 }
-                left_span.absorb(right_span);
+                left_span.absorb(right_span, n);
                 slot.swap(level, depth);
                 level += 1;
             }
-            if n + 1 < leaves {
+            if leaf + 1 < leaves {
                 slot.swap(level, depth);
             }
         }

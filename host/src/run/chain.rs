@@ -6,11 +6,11 @@ use std::time::Instant;
 
 use qnmc::adaptation::{
     AcceptanceStatistic, AdaptiveNuts, DEFAULT_RANK_TOLERANCE, DenseEstimator,
-    DualAveragingSettings, IdentityEstimator, LbfgsEstimator, LbfgsStartDiagonalEstimator,
-    MetricEstimator, Warmup, WarmupSchedule,
+    DualAveragingSettings, IdentityEstimator, LbfgsEstimator, LbfgsEstimatorSettings,
+    LbfgsStartDiagonalEstimator, MetricEstimator, Warmup, WarmupSchedule,
 };
+use qnmc::in_place::ZeroValid;
 use qnmc::lbfgs::InitialScaling;
-use qnmc::metric::{DenseMetric, DiagonalMetric, IdentityMetric, LbfgsMetric};
 use qnmc::{
     Amagold, AmagoldSettings, Error, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings,
     HmcSettings, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, NutsSettings, Potential,
@@ -60,9 +60,13 @@ struct Setup<'a, const D: usize> {
 fn setup<'a, const D: usize>(job: &ChainJob<'a>, k: usize) -> Result<Setup<'a, D>, RunError> {
     let s = job.settings;
     let data_size = job.model.data_size();
-    let target = PaddedModel::<D>::new(job.model)
+    let mut target = PaddedModel::<D>::new(job.model)
         .map_err(|e| RunError::Settings(e.to_string()))?
         .with_batch_size(s.batch_size_for(data_size));
+    if job.kind == SamplerKind::Nuts {
+        // NUTS keeps coordinates n.. at zero (`adaptive_nuts`).
+        target = target.frozen_padding();
+    }
     let seed = chain_seed(s.seed, k);
     let mut rng = ModelRng::seed_from_u64(seed);
     let (start, start_evaluations) = match &s.pilot {
@@ -122,6 +126,9 @@ pub(crate) fn run_memory_chain<const D: usize, const M: usize>(
     k: usize,
 ) -> Result<ChainDraws, RunError> {
     let s = job.settings;
+    if job.kind == SamplerKind::Nuts {
+        return run_nuts_lbfgs_chain::<D, M>(job, k);
+    }
     let mut x = setup::<D>(job, k)?;
     match job.kind {
         SamplerKind::Qnhmc => {
@@ -156,15 +163,7 @@ pub(crate) fn run_memory_chain<const D: usize, const M: usize>(
             let settings = HamcmcSettings::new(schedule, gamma, 0.0);
             go!(job, x, Hamcmc::<f64, D, M>::new(settings, x.start))
         }
-        SamplerKind::Nuts => {
-            let estimator = LbfgsEstimator::<f64, D, M>::new(DEFAULT_RANK_TOLERANCE)
-                .map_err(sampler_error(job.kind))?
-                .with_max_pairs(s.memory_for(job.kind));
-            let metric = LbfgsMetric::<f64, D, M>::identity();
-            // The estimator starts the chain at the mode (L-BFGS).
-            let schedule = WarmupSchedule::after_optimization;
-            go!(job, x, adaptive_nuts(job, &x, metric, estimator, schedule))
-        }
+        SamplerKind::Nuts => run_nuts_lbfgs_chain::<D, M>(job, k),
         other => Err(RunError::Settings(format!(
             "internal: {other} has no L-BFGS memory"
         ))),
@@ -179,6 +178,9 @@ pub(crate) fn run_chain<const D: usize>(
 ) -> Result<ChainDraws, RunError> {
     let s = job.settings;
     let kind = job.kind;
+    if kind == SamplerKind::Nuts && s.metric_for(kind) != MetricKind::Dense {
+        return run_nuts_chain::<D>(job, k);
+    }
     let mut x = setup::<D>(job, k)?;
     let (eps, steps, start) = (x.eps, x.steps, x.start);
     match kind {
@@ -262,52 +264,71 @@ pub(crate) fn run_chain<const D: usize>(
                 metric: sg_metric(s),
             })
         ),
-        SamplerKind::Nuts => match s.metric_for(kind) {
-            MetricKind::Identity => go!(
-                job,
-                x,
-                adaptive_nuts(
-                    job,
-                    &x,
-                    IdentityMetric,
-                    IdentityEstimator,
-                    WarmupSchedule::stan
-                )
-            ),
-            // The chain starts from an L-BFGS optimisation, as with the
-            // quasi-Newton metric: from Stan's uniform(−2, 2) start the plain
-            // diagonal warm-up spent most of its draws descending
-            // (sblrc-blr, earn_height) or never moved (arma11, U ≈ 10¹⁰⁵).
-            MetricKind::Diagonal => go!(
-                job,
-                x,
-                LbfgsStartDiagonalEstimator::<f64, D, DIAGONAL_START_MEMORY>::new().and_then(
-                    |estimator| adaptive_nuts(
-                        job,
-                        &x,
-                        DiagonalMetric::<f64, D>::identity(),
-                        estimator,
-                        WarmupSchedule::after_optimization
-                    )
-                )
-            ),
-            MetricKind::Dense => go!(
-                job,
-                x,
-                adaptive_nuts(
-                    job,
-                    &x,
-                    DenseMetric::<f64, D>::identity(),
-                    DenseEstimator::new(),
-                    WarmupSchedule::stan
-                )
-            ),
-            MetricKind::Lbfgs => Err(RunError::Settings(
-                "internal: nuts --metric lbfgs needs a memory size".into(),
-            )),
-        },
+        // The other metrics went to `run_nuts_chain` above.
+        SamplerKind::Nuts => go!(
+            job,
+            x,
+            adaptive_nuts::<D, DenseEstimator<f64, D>>(job, &x, (), WarmupSchedule::stan)
+        ),
         SamplerKind::Qnhmc | SamplerKind::Hamcmc => Err(RunError::Settings(format!(
             "internal: {kind} needs a memory size"
+        ))),
+    }
+}
+
+/// Runs chain `k` of NUTS with the quasi-Newton metric (`--metric lbfgs`,
+/// the default) in storage of compile-time dimension `D` with memory `M`
+/// (`--memory` pairs kept).
+pub(crate) fn run_nuts_lbfgs_chain<const D: usize, const M: usize>(
+    job: &ChainJob<'_>,
+    k: usize,
+) -> Result<ChainDraws, RunError> {
+    let mut x = setup::<D>(job, k)?;
+    let mut settings = LbfgsEstimatorSettings::new(DEFAULT_RANK_TOLERANCE);
+    settings.max_pairs = job.settings.memory_for(job.kind);
+    // The estimator starts the chain at the mode (L-BFGS).
+    go!(
+        job,
+        x,
+        adaptive_nuts::<D, LbfgsEstimator<f64, D, M>>(
+            job,
+            &x,
+            settings,
+            WarmupSchedule::after_optimization
+        )
+    )
+}
+
+/// Runs chain `k` of NUTS with the identity or diagonal metric in storage
+/// of compile-time dimension `D` (the dense metric, offered up to dimension
+/// 100, runs from [`run_chain`]).
+pub(crate) fn run_nuts_chain<const D: usize>(
+    job: &ChainJob<'_>,
+    k: usize,
+) -> Result<ChainDraws, RunError> {
+    let mut x = setup::<D>(job, k)?;
+    match job.settings.metric_for(job.kind) {
+        MetricKind::Identity => go!(
+            job,
+            x,
+            adaptive_nuts::<D, IdentityEstimator>(job, &x, (), WarmupSchedule::stan)
+        ),
+        // The chain starts from an L-BFGS optimisation, as with the
+        // quasi-Newton metric: from Stan's uniform(−2, 2) start the plain
+        // diagonal warm-up spent most of its draws descending
+        // (sblrc-blr, earn_height) or never moved (arma11, U ≈ 10¹⁰⁵).
+        MetricKind::Diagonal => go!(
+            job,
+            x,
+            adaptive_nuts::<D, LbfgsStartDiagonalEstimator<f64, D, DIAGONAL_START_MEMORY>>(
+                job,
+                &x,
+                (),
+                WarmupSchedule::after_optimization
+            )
+        ),
+        other => Err(RunError::Settings(format!(
+            "internal: nuts --metric {other:?} is not run here"
         ))),
     }
 }
@@ -320,14 +341,19 @@ fn sg_metric<const D: usize>(s: &RunSettings) -> ConstantDiagonalMetric<D> {
 }
 
 /// NUTS with Stan's windowed warm-up over at most `--warmup` draws (no
-/// adaptation when `--step-size` fixes ε).
-fn adaptive_nuts<const D: usize, E: MetricEstimator<f64, D>>(
+/// adaptation when `--step-size` fixes ε), built zeroed on the heap (at
+/// D = 16 384 it takes ~38 MB), moving the model's n coordinates only
+/// ([`AdaptiveNuts::set_dimension`]; `x.target` has frozen padding).
+fn adaptive_nuts<const D: usize, E>(
     job: &ChainJob<'_>,
     x: &Setup<'_, D>,
-    metric: E::Metric,
-    estimator: E,
+    estimator: E::Settings,
     schedule: fn(u64) -> Result<WarmupSchedule, Error>,
-) -> Result<NutsChain<D, E>, Error> {
+) -> Result<NutsChain<D, E>, Error>
+where
+    E: MetricEstimator<f64, D> + ZeroValid,
+    E::Metric: ZeroValid,
+{
     let s = job.settings;
     let warmup = if s.step_size.is_some() {
         0
@@ -336,14 +362,9 @@ fn adaptive_nuts<const D: usize, E: MetricEstimator<f64, D>>(
     };
     let mut settings = NutsSettings::new(x.eps);
     settings.max_tree_depth = s.max_tree_depth_for();
-    let mut chain = AdaptiveNuts::new(
-        settings,
-        schedule(warmup)?,
-        metric,
-        estimator,
-        x.start,
-        &x.target,
-    )?;
+    let mut chain =
+        AdaptiveNuts::new_boxed(settings, schedule(warmup)?, estimator, &x.start, &x.target)?;
+    chain.set_dimension(x.target.model_dimension())?;
     chain.set_target_acceptance(s.target_acceptance_for(job.kind))?;
     chain.set_acceptance_statistic(AcceptanceStatistic::Symmetric);
     chain.set_early_end(s.early_end_for());
@@ -358,7 +379,8 @@ fn adaptive_nuts<const D: usize, E: MetricEstimator<f64, D>>(
 pub const START_TRIES: u64 = 100;
 
 /// The model's initial point plus a perturbation uniform on (−r, r) in every
-/// coordinate (auxiliary padding coordinates included), drawn again until U
+/// coordinate the sampler moves (auxiliary padding coordinates included,
+/// NUTS's zero padding not), drawn again until U
 /// and ∇U are finite there, at most [`START_TRIES`] times (Stan's rule: a
 /// model whose support is not all of ℝⁿ, such as an ARMA model with
 /// |θ| < 1, would otherwise start a chain where every trajectory diverges).
@@ -380,7 +402,7 @@ fn start_point<const D: usize>(
     let mut evaluations = 0;
     loop {
         let mut x = initial;
-        for v in x.iter_mut() {
+        for v in x.iter_mut().take(target.moved_dimension()) {
             let u: f64 = qnmc::Real::uniform_open_closed(rng);
             *v += r * (2.0 * u - 1.0);
         }

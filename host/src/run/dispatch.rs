@@ -2,25 +2,45 @@
 //!
 //! The samplers are const-generic in the dimension D and the L-BFGS memory M.
 //! A model of dimension n runs with the smallest D of [`DIMENSIONS`] that is
-//! ≥ n, padded with D − n independent N(0, 1) coordinates
-//! ([`PaddedModel`](crate::model::PaddedModel)) that are dropped from the
-//! output. Every built-in target (1, 2, 6, 7, 8, 10, 14, 15, 25, 100) has its
-//! own bucket and runs unpadded, except `stochastic-volatility` (103, in the
-//! 128 bucket); the ladder above keeps padding below ~2×.
+//! ≥ n (NUTS: of [`NUTS_DIMENSIONS`], which go on to 16 384).
+//!
+//! - NUTS runs with the run-time dimension n
+//!   ([`AdaptiveNuts::set_dimension`](qnmc::adaptation::AdaptiveNuts::set_dimension)):
+//!   coordinates n.. stay exactly zero and every pass over the vectors stops
+//!   at n, so a draw costs what dimension n costs, and the chain is bit for
+//!   bit the one a size-n sampler would draw. D only sets the storage.
+//! - The other samplers pad the model with D − n independent N(0, 1)
+//!   coordinates ([`PaddedModel`](crate::model::PaddedModel)), dropped from
+//!   the output; they cost dimension D and are offered up to 1000.
+//!
+//! Every built-in target (1, 2, 6, 7, 8, 10, 14, 15, 25, 100) has its own
+//! bucket, except `stochastic-volatility` (103, in the 128 bucket).
 //! QNHMC's memory of m pairs runs with the smallest M of [`MEMORY_SIZES`] ≥ m
 //! (only m pairs are kept); HAMCMC's memory must be one of them.
 
 use super::RunError;
 
-/// Compile-time dimensions, ascending. Larger models are refused.
+/// Compile-time dimensions of every sampler, ascending. Larger models are
+/// refused, except by NUTS ([`NUTS_DIMENSIONS`]).
 pub const DIMENSIONS: [usize; 21] = [
     1, 2, 3, 4, 5, 6, 7, 8, 10, 14, 15, 20, 25, 32, 50, 64, 100, 128, 256, 512, 1000,
 ];
 
+/// The compile-time dimensions NUTS alone has beyond [`DIMENSIONS`],
+/// ascending: storage for models up to 16 384 coordinates, which NUTS runs at
+/// the cost of their own dimension. (Each size compiles NUTS with the
+/// identity, diagonal and quasi-Newton metrics once more.)
+pub const NUTS_DIMENSIONS: [usize; 4] = [2048, 4096, 8192, 16384];
+
+/// The L-BFGS memory NUTS's quasi-Newton metric is compiled with in the
+/// sizes of [`NUTS_DIMENSIONS`]; `--memory m` keeps m ≤ 20 pairs in it.
+pub const NUTS_LARGE_MEMORY: usize = 20;
+
 /// Compile-time L-BFGS memory sizes of QNHMC and HAMCMC, ascending.
 pub const MEMORY_SIZES: [usize; 3] = [5, 10, 20];
 
-/// The compile-time dimension a model of dimension `n` runs with.
+/// The compile-time dimension a model of dimension `n` runs with (every
+/// sampler but NUTS; see [`nuts_dimension`]).
 ///
 /// ```
 /// use qnmc_host::run::padded_dimension;
@@ -29,16 +49,35 @@ pub const MEMORY_SIZES: [usize; 3] = [5, 10, 20];
 /// assert!(padded_dimension(1001).unwrap_err().to_string().contains("1000"));
 /// ```
 pub fn padded_dimension(n: usize) -> Result<usize, RunError> {
+    bucket(n, DIMENSIONS.iter().copied())
+}
+
+/// The compile-time dimension (storage) NUTS runs a model of dimension `n`
+/// in: that of [`padded_dimension`] up to 1000, then the smallest of
+/// [`NUTS_DIMENSIONS`] ≥ n.
+///
+/// ```
+/// use qnmc_host::run::nuts_dimension;
+/// assert_eq!(nuts_dimension(300).unwrap(), 512);
+/// assert_eq!(nuts_dimension(5000).unwrap(), 8192);
+/// assert_eq!(nuts_dimension(10_000).unwrap(), 16384);
+/// assert!(nuts_dimension(16385).unwrap_err().to_string().contains("16384"));
+/// ```
+pub fn nuts_dimension(n: usize) -> Result<usize, RunError> {
+    bucket(n, DIMENSIONS.iter().chain(&NUTS_DIMENSIONS).copied())
+}
+
+fn bucket(n: usize, sizes: impl Iterator<Item = usize> + Clone) -> Result<usize, RunError> {
     if n == 0 {
         return Err(RunError::Settings("the target has no coordinates".into()));
     }
-    DIMENSIONS
-        .iter()
-        .copied()
-        .find(|&d| d >= n)
+    let largest = sizes.clone().max().unwrap_or(0);
+    sizes
+        .filter(|&d| d >= n)
+        .min()
         .ok_or(RunError::DimensionTooLarge {
             dimension: n,
-            largest: DIMENSIONS[DIMENSIONS.len() - 1],
+            largest,
         })
 }
 
@@ -141,6 +180,32 @@ macro_rules! with_dimension {
     };
 }
 
+/// `with_nuts_dimension!(d, |D| expr)`: as [`with_dimension!`] for
+/// [`NUTS_DIMENSIONS`].
+macro_rules! with_nuts_dimension {
+    ($d:expr, |$D:ident| $body:expr, $otherwise:expr) => {
+        match $d {
+            2048 => {
+                const $D: usize = 2048;
+                $body
+            }
+            4096 => {
+                const $D: usize = 4096;
+                $body
+            }
+            8192 => {
+                const $D: usize = 8192;
+                $body
+            }
+            16384 => {
+                const $D: usize = 16384;
+                $body
+            }
+            _ => $otherwise,
+        }
+    };
+}
+
 /// `with_memory!(m, |M| expr)`: as [`with_dimension!`] for [`MEMORY_SIZES`].
 macro_rules! with_memory {
     ($m:expr, |$M:ident| $body:expr, $otherwise:expr) => {
@@ -162,7 +227,7 @@ macro_rules! with_memory {
     };
 }
 
-pub(crate) use {with_dimension, with_memory};
+pub(crate) use {with_dimension, with_memory, with_nuts_dimension};
 
 #[cfg(test)]
 mod tests {
@@ -177,6 +242,10 @@ mod tests {
         for m in MEMORY_SIZES {
             assert_eq!(with_memory!(m, |M| M, 0), m);
         }
+        for d in NUTS_DIMENSIONS {
+            assert_eq!(with_nuts_dimension!(d, |D| D, 0), d);
+        }
+        assert_eq!(with_nuts_dimension!(1000, |D| D, 0), 0);
     }
 
     #[test]
@@ -197,6 +266,22 @@ mod tests {
                 largest: 1000
             })
         ));
+        assert!(NUTS_DIMENSIONS.windows(2).all(|w| w[0] < w[1]));
+        assert!(NUTS_DIMENSIONS[0] > DIMENSIONS[DIMENSIONS.len() - 1]);
+        for n in [1, 9, 300, 1000] {
+            assert_eq!(nuts_dimension(n).unwrap(), padded_dimension(n).unwrap());
+        }
+        for (n, d) in [(1001, 2048), (2048, 2048), (2049, 4096), (10_000, 16384)] {
+            assert_eq!(nuts_dimension(n).unwrap(), d, "{n}");
+        }
+        assert!(matches!(
+            nuts_dimension(16385),
+            Err(RunError::DimensionTooLarge {
+                dimension: 16385,
+                largest: 16384
+            })
+        ));
+        assert!(nuts_dimension(0).is_err());
         assert_eq!(memory_bucket(1), Some(5));
         assert_eq!(memory_bucket(11), Some(20));
         assert_eq!(memory_bucket(21), None);

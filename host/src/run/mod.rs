@@ -3,8 +3,10 @@
 //!
 //! - [`SamplerKind`]: the 13 samplers by their `--sampler` names;
 //! - [`RunSettings`]: chains, lengths, seeds and tuning, defaults documented;
-//! - dimension dispatch ([`padded_dimension`]): a run-time dimension to a
-//!   compile-time bucket, padding with N(0, 1) auxiliaries when needed;
+//! - dimension dispatch ([`padded_dimension`], [`nuts_dimension`]): a
+//!   run-time dimension to a compile-time size; NUTS moves the model's own
+//!   coordinates only (up to 16 384), the other samplers pad with N(0, 1)
+//!   auxiliaries (up to 1000);
 //! - [`run`]: warm-up (dual averaging, QNHMC memory freezing), thinning,
 //!   lp__ = −U, acceptance, step size, gradient evaluations, divergences,
 //!   constrained values;
@@ -62,7 +64,10 @@ use rayon::prelude::*;
 
 pub use chain::STEP_SIZE_JITTER;
 pub use check::{CheckReport, CheckRow, check};
-pub use dispatch::{DIMENSIONS, MEMORY_SIZES, memory_bucket, padded_dimension};
+pub use dispatch::{
+    DIMENSIONS, MEMORY_SIZES, NUTS_DIMENSIONS, NUTS_LARGE_MEMORY, memory_bucket, nuts_dimension,
+    padded_dimension,
+};
 pub use metric_kind::{MAX_DENSE_DIMENSION, MetricKind};
 pub use pilot::{PilotLengths, SgDefaults, apply_pilot};
 pub use progress::Progress;
@@ -75,7 +80,7 @@ pub use settings::{
 };
 
 use chain::ChainJob;
-use dispatch::{with_dimension, with_memory};
+use dispatch::{with_dimension, with_memory, with_nuts_dimension};
 
 use crate::draws::RunDraws;
 use crate::model::Model;
@@ -135,7 +140,17 @@ pub fn run(
     settings
         .validate_dimension(sampler, n)
         .map_err(RunError::Settings)?;
-    let d = padded_dimension(n)?;
+    let d = if sampler == SamplerKind::Nuts {
+        nuts_dimension(n)?
+    } else {
+        padded_dimension(n).map_err(|e| match e {
+            RunError::DimensionTooLarge { dimension, largest } => RunError::Settings(format!(
+                "the target has dimension {dimension}; {sampler} is compiled for at most {largest} (nuts, the default sampler, for up to {})",
+                NUTS_DIMENSIONS[NUTS_DIMENSIONS.len() - 1]
+            )),
+            other => other,
+        })?
+    };
     let memory = settings.memory_for(sampler);
     let memory_size = match sampler {
         SamplerKind::Qnhmc => memory_bucket(memory),
@@ -151,7 +166,20 @@ pub fn run(
         settings,
         progress,
     };
+    let lbfgs_nuts =
+        sampler == SamplerKind::Nuts && settings.metric_for(sampler) == MetricKind::Lbfgs;
     let one_chain = |k: usize| match memory_size {
+        // Beyond `DIMENSIONS` only NUTS is compiled (identity, diagonal and
+        // quasi-Newton metrics; the L-BFGS memory is NUTS_LARGE_MEMORY).
+        _ if d > DIMENSIONS[DIMENSIONS.len() - 1] => with_nuts_dimension!(
+            d,
+            |D| if lbfgs_nuts {
+                chain::run_nuts_lbfgs_chain::<D, NUTS_LARGE_MEMORY>(&job, k)
+            } else {
+                chain::run_nuts_chain::<D>(&job, k)
+            },
+            unsupported(d)
+        ),
         None => with_dimension!(d, |D| chain::run_chain::<D>(&job, k), unsupported(d)),
         Some(m) => with_dimension!(
             d,
@@ -217,7 +245,16 @@ fn describe(
         ("thin".to_string(), s.thin.to_string()),
     ];
     let mut push = |k: &str, v: String| out.push((k.to_string(), v));
-    if padded > model.dimension() {
+    if padded > model.dimension() && sampler == SamplerKind::Nuts {
+        push(
+            "storage",
+            format!(
+                "compiled size {padded}; nuts moves the model's {} coordinates only (the other {} stay zero and are never computed)",
+                model.dimension(),
+                padded - model.dimension()
+            ),
+        );
+    } else if padded > model.dimension() {
         push(
             "padding",
             format!(

@@ -73,7 +73,7 @@ exact_sampler!(Qnhmc<f64, D, M>, [const D: usize, const M: usize]);
 /// count includes the step-size searches made after it, so the run's total
 /// is every gradient the chain spent.
 pub(crate) struct NutsChain<const D: usize, E: MetricEstimator<f64, D>> {
-    pub(crate) chain: AdaptiveNuts<f64, D, E>,
+    pub(crate) chain: Box<AdaptiveNuts<f64, D, E>>,
     /// Tree depth and energy of the last transition.
     pub(crate) last: Option<(u32, f64)>,
 }

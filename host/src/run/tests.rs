@@ -70,7 +70,13 @@ fn exact_samplers_pass_the_check() {
             assert!(c.lp.iter().all(|v| v.is_finite()));
             assert!(c.gradient_evaluations > 0);
         }
-        assert!(draws.settings.iter().any(|(k, _)| k == "padding"));
+        // NUTS keeps the tenth coordinate at zero; the others pad it.
+        let header = if kind == SamplerKind::Nuts {
+            "storage"
+        } else {
+            "padding"
+        };
+        assert!(draws.settings.iter().any(|(k, _)| k == header), "{kind}");
         // lp__ is −U of the model at the reported draw: the padding
         // coordinate's ½x² is not in it.
         let c = &draws.chains[0];
@@ -311,4 +317,99 @@ fn chains_start_where_the_density_is_finite() {
         counted <= calls && calls - counted <= settings.chains as u64,
         "{counted} vs {calls}"
     );
+}
+
+/// NUTS moves the model's own coordinates only, whatever the compiled size
+/// it runs in: the chains of [`Diagonal`] (dimension 9) in sizes 10 (where
+/// the runner puts it) and 64 are equal bit for bit, with every metric but
+/// the dense one (which the runner offers up to dimension 100 and runs the
+/// same way).
+#[test]
+fn nuts_draws_do_not_depend_on_the_compiled_size() {
+    for metric in [
+        MetricKind::Lbfgs,
+        MetricKind::Diagonal,
+        MetricKind::Identity,
+    ] {
+        let s = RunSettings {
+            chains: 1,
+            warmup: 150,
+            draws: 100,
+            metric: Some(metric),
+            ..settings()
+        };
+        let progress = Progress::hidden();
+        let job = chain::ChainJob {
+            model: &Diagonal,
+            kind: SamplerKind::Nuts,
+            settings: &s,
+            progress: &progress,
+        };
+        let (small, large) = if metric == MetricKind::Lbfgs {
+            (
+                chain::run_nuts_lbfgs_chain::<10, 20>(&job, 0).unwrap(),
+                chain::run_nuts_lbfgs_chain::<64, 20>(&job, 0).unwrap(),
+            )
+        } else {
+            (
+                chain::run_nuts_chain::<10>(&job, 0).unwrap(),
+                chain::run_nuts_chain::<64>(&job, 0).unwrap(),
+            )
+        };
+        assert_eq!(small.values.len(), 100 * N, "{metric:?}");
+        assert!(small.values.iter().any(|&v| v != small.values[0]));
+        assert_eq!(small.values, large.values, "{metric:?}");
+        assert_eq!(small.lp, large.lp, "{metric:?}");
+        assert_eq!(small.n_leapfrog, large.n_leapfrog, "{metric:?}");
+        assert_eq!(small.gradient_evaluations, large.gradient_evaluations);
+    }
+}
+
+/// N(0, I) in `n` dimensions: a model beyond the other samplers' 1000.
+struct Wide(usize);
+
+impl Model for Wide {
+    fn name(&self) -> String {
+        "wide".into()
+    }
+    fn dimension(&self) -> usize {
+        self.0
+    }
+    fn potential_and_gradient(&self, x: &[f64], g: &mut [f64]) -> f64 {
+        g.copy_from_slice(x);
+        0.5 * x.iter().map(|v| v * v).sum::<f64>()
+    }
+}
+
+/// NUTS runs models up to 16 384 coordinates (here 5000, in the 8192 size)
+/// and samples them (the mean of x² over coordinates and draws is 1 within
+/// 5 of its standard errors, ≈ √(2 / (5000·draws)) with correlated draws
+/// counted as a tenth); the other samplers stop at 1000 and say where NUTS
+/// stops.
+#[test]
+fn nuts_runs_five_thousand_dimensions() {
+    let s = RunSettings {
+        chains: 1,
+        warmup: 100,
+        draws: 20,
+        ..settings()
+    };
+    let draws = run(&Wide(5000), SamplerKind::Nuts, &s, &Progress::hidden()).unwrap();
+    let values = &draws.chains[0].values;
+    assert_eq!(values.len(), 20 * 5000);
+    let second_moment = values.iter().map(|v| v * v).sum::<f64>() / values.len() as f64;
+    let se = (2.0 / (values.len() as f64 / 10.0)).sqrt();
+    assert!((second_moment - 1.0).abs() < 5.0 * se, "{second_moment}");
+    assert!(
+        draws
+            .settings
+            .iter()
+            .any(|(k, v)| k == "storage" && v.contains("8192")),
+        "{:?}",
+        draws.settings
+    );
+    let e = run(&Wide(2000), SamplerKind::Hmc, &s, &Progress::hidden()).unwrap_err();
+    assert!(e.to_string().contains("16384"), "{e}");
+    let e = run(&Wide(16385), SamplerKind::Nuts, &s, &Progress::hidden()).unwrap_err();
+    assert!(e.to_string().contains("16384"), "{e}");
 }
