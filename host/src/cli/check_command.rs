@@ -15,7 +15,7 @@ use super::run_command::{
 };
 use crate::draws::RunDraws;
 use crate::model::Model;
-use crate::output::{read_cmdstan_csv, run_draws_from_cmdstan};
+use crate::output::{read_cmdstan_csv, run_draws_from_cmdstan, summarize_run};
 use crate::run::check::{SG_BIAS_TOLERANCE, check_with_tolerance};
 use crate::run::{Progress, ReferenceSettings, reference_posterior};
 
@@ -120,9 +120,10 @@ pub fn check(args: &CheckArgs) -> Result<(), CliError> {
         Some(draws) => draws,
         None => {
             let draws = sample(model.as_ref(), &args.sampler, args.output.quiet)?;
-            report_health(&draws, Some(&known));
+            let summary = summarize_run(&draws, Some(&known));
+            report_health(&draws, &summary);
             if let Some(path) = &output {
-                write_run(path, args.output.force, &draws, Some(&known))?;
+                write_run(path, args.output.force, &draws, Some(&known), &summary)?;
             }
             draws
         }

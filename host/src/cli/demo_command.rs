@@ -7,7 +7,7 @@ use super::args::DemoArgs;
 use super::run_command::{report_health, write_run};
 use crate::demo::{self, DemoSettings};
 use crate::model::Model;
-use crate::output::{OutputDir, summary_table};
+use crate::output::{OutputDir, summarize_run, summary_table_with};
 use crate::run::{Progress, RunSettings, SamplerKind, run};
 use crate::targets::{LogisticRegressionModel, LogregDataset};
 
@@ -64,10 +64,11 @@ pub fn demo(args: &DemoArgs) -> Result<(), CliError> {
     progress.finish();
     let draws = draws?;
     let known = model.known_posterior();
-    print!("{}", summary_table(&draws, known.as_ref()));
-    report_health(&draws, known.as_ref());
+    let summary = summarize_run(&draws, known.as_ref());
+    print!("{}", summary_table_with(&draws, known.as_ref(), &summary));
+    report_health(&draws, &summary);
     match args.output.as_deref() {
-        Some(path) => write_run(path, args.force, &draws, known.as_ref())?,
+        Some(path) => write_run(path, args.force, &draws, known.as_ref(), &summary)?,
         None => println!("\n(add --output DIR to write the CmdStan CSVs and summary.json)"),
     }
     Ok(())

@@ -17,8 +17,8 @@ use super::{CliError, build_target, run_settings};
 use crate::draws::RunDraws;
 use crate::model::{KnownPosterior, Model};
 use crate::output::{
-    OutputDir, PlotSelection, RunHealth, assess_run, summarize_run, summary_table,
-    write_model_files, write_run_files_plotting,
+    OutputDir, PlotSelection, RunHealth, RunSummary, assess_run, summarize_run, summary_table_with,
+    write_model_files, write_run_files_summarized,
 };
 use crate::run::{PilotLengths, Progress, apply_pilot, run as run_chains};
 use crate::stan::StanModel;
@@ -114,16 +114,19 @@ pub(crate) fn check_output(output: &OutputArgs) -> Result<Option<PathBuf>, CliEr
 }
 
 /// Creates the output folder and writes the run's files
-/// ([`write_run_files_plotting`]: `chain_<k>.csv` per chain, `summary.json`,
-/// `summary.txt`, the charts of the slowest-mixing quantities and lp__,
-/// [`PlotSelection::default`]), then finishes it.
+/// ([`write_run_files_summarized`]: `chain_<k>.csv` per chain,
+/// `summary.json`, `summary.txt`, the charts of the slowest-mixing quantities
+/// and lp__, [`PlotSelection::default`]), then finishes it. `summary` is
+/// [`summarize_run`]`(draws, known)`, computed once by the caller.
 pub(crate) fn write_run(
     path: &Path,
     force: bool,
     draws: &RunDraws,
     known: Option<&KnownPosterior>,
+    summary: &RunSummary,
 ) -> Result<(), CliError> {
-    write_run_plotting(path, force, draws, known, &PlotSelection::default(), None)
+    let plots = PlotSelection::default();
+    write_run_plotting(path, force, draws, known, summary, &plots, None)
 }
 
 /// [`write_run`] with the charts `plots` selects (`qnmc run --plot`) and,
@@ -134,11 +137,12 @@ pub(crate) fn write_run_plotting(
     force: bool,
     draws: &RunDraws,
     known: Option<&KnownPosterior>,
+    summary: &RunSummary,
     plots: &PlotSelection,
     model: Option<&dyn Model>,
 ) -> Result<(), CliError> {
     let dir = OutputDir::create(path, force)?;
-    write_run_files_plotting(draws, known, &dir, plots)?;
+    write_run_files_summarized(draws, known, &dir, plots, summary)?;
     if let Some(model) = model {
         write_model_files(model, draws, &dir)?;
     }
@@ -147,9 +151,10 @@ pub(crate) fn write_run_plotting(
     Ok(())
 }
 
-/// Prints the run's diagnostics (one line each, on stderr) and returns them.
-pub(crate) fn report_health(draws: &RunDraws, known: Option<&KnownPosterior>) -> RunHealth {
-    let health = assess_run(draws, &summarize_run(draws, known));
+/// Prints the run's diagnostics (one line each, on stderr) and returns them;
+/// `summary` is [`summarize_run`] of `draws`.
+pub(crate) fn report_health(draws: &RunDraws, summary: &RunSummary) -> RunHealth {
+    let health = assess_run(draws, summary);
     for line in health.lines() {
         eprintln!("{line}");
     }
@@ -167,14 +172,18 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let output = check_output(&args.output)?;
     let draws = sample(model.as_ref(), &args.sampler, args.output.quiet)?;
     let known = model.known_posterior();
-    print!("{}", summary_table(&draws, known.as_ref()));
-    let health = report_health(&draws, known.as_ref());
+    // The diagnostics of every quantity, computed once for the printed
+    // summary, the health checks and the files.
+    let summary = summarize_run(&draws, known.as_ref());
+    print!("{}", summary_table_with(&draws, known.as_ref(), &summary));
+    let health = report_health(&draws, &summary);
     if let Some(path) = output {
         write_run_plotting(
             &path,
             args.output.force,
             &draws,
             known.as_ref(),
+            &summary,
             &plots,
             Some(model.as_ref()),
         )?;

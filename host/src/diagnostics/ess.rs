@@ -141,8 +141,14 @@ pub fn ess_tail(chains: &[&[f64]]) -> f64 {
     };
     let mut sorted = pooled(&split);
     sorted.sort_by(f64::total_cmp);
-    let q05 = quantile_sorted(&sorted, 0.05);
-    let q95 = quantile_sorted(&sorted, 0.95);
+    tail_of_split(&split, &sorted)
+}
+
+/// [`ess_tail`] of split chains already checked ([`checked_split`]), given
+/// all their draws sorted (by `f64::total_cmp`).
+pub(crate) fn tail_of_split(split: &[Vec<f64>], sorted: &[f64]) -> f64 {
+    let q05 = quantile_sorted(sorted, 0.05);
+    let q95 = quantile_sorted(sorted, 0.95);
     let indicator = |keep: &dyn Fn(f64) -> bool| -> Vec<Vec<f64>> {
         split
             .iter()

@@ -1,7 +1,9 @@
 //! MCMC diagnostics that reproduce Stan's numbers: bulk and tail ESS,
 //! basic ESS, split and rank-normalised R̂, Monte Carlo standard errors, plus
 //! the autocorrelation, rank-normalisation and normal-quantile building
-//! blocks and HAMCMC's step-size-weighted estimators.
+//! blocks, HAMCMC's step-size-weighted estimators, and [`parallel_map`] to
+//! compute many quantities' diagnostics on all cores with the sequential
+//! results.
 //!
 //! Chains are passed as `&[&[f64]]`, one slice per chain, all of the same
 //! length. Following Stan, every diagnostic returns NaN (never panics) when
@@ -37,6 +39,7 @@ mod ess;
 mod fft;
 mod mcse;
 mod normal;
+mod parallel;
 mod rank_normalize;
 mod rhat;
 mod stats;
@@ -47,6 +50,7 @@ pub use autocorrelation::{autocorrelation, autocovariance};
 pub use ess::{ess_basic, ess_basic_split, ess_bulk, ess_tail};
 pub use mcse::{mcse_mean, mcse_sd};
 pub use normal::{normal_cdf, normal_pdf, normal_quantile};
+pub use parallel::{available_threads, parallel_map};
 pub use rank_normalize::rank_normalize;
 pub use rhat::{rank_normalized_rhat, split_rhat};
 pub use stats::{mean, quantile, variance};

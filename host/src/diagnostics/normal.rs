@@ -13,10 +13,27 @@
 //!   rounded down to a multiple of 1/64, so that the large part of the exponent
 //!   is exact. The upper tail is 1 − Φ(−t).
 //!
-//! Φ⁻¹ starts from the Abramowitz–Stegun 26.2.23 rational approximation
-//! (absolute error < 4.5·10⁻⁴) and polishes it with Halley steps on
-//! Φ(z) − q, which converge cubically; the lower tail q = min(p, 1 − p) is
-//! solved (1 − p is exact for p ≥ ½) and the sign restored by symmetry.
+//! Φ⁻¹ is computed directly by Wichura's algorithm AS 241, `PPND16`
+//! (M. J. Wichura (1988), *The percentage points of the normal distribution*,
+//! Applied Statistics 37(3), 477–484), whose minimax rational approximations
+//! have a relative error of about 10⁻¹⁶:
+//!
+//! - |p − ½| ≤ 0.425: Φ⁻¹(p) = q·A(r)/B(r) with q = p − ½, r = 0.425² − q²;
+//! - otherwise, with r = √(−ln min(p, 1 − p)): |Φ⁻¹(p)| = C(r − 1.6)/D(r − 1.6)
+//!   for r ≤ 5 (min(p, 1 − p) ≥ e⁻²⁵ ≈ 1.4·10⁻¹¹) and E(r − 5)/F(r − 5)
+//!   beyond, the sign being that of p − ½;
+//!
+//! A … F being polynomials of degree 7 (coefficients from the paper). The
+//! tail probability 1 − p is exact for p ≥ ½. Below e⁻²⁵ one Halley step on Φ
+//! follows, because there the rational function evaluated in double precision
+//! is a few ulps off and Φ is steep enough for that to show in Φ(Φ⁻¹(p)).
+//! Against 50-digit mpmath values the relative error is at most 2.7·ε
+//! (6·10⁻¹⁶, ≤ 5 ulps) in the central and intermediate regions, which are all
+//! that rank normalisation of up to 10¹⁰ draws uses, and 0.6 ulp in the far
+//! tail (see the tests). A call costs about 16 ns, against about 800 ns for
+//! the Halley iteration on Φ from a rough start that this replaces (and that
+//! was up to 7·10⁻¹⁴ off near p = ½, where Φ is only accurate in absolute
+//! terms).
 
 /// 1/√(2π).
 const FRAC_1_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
@@ -70,6 +87,10 @@ pub fn normal_cdf(z: f64) -> f64 {
 /// outside [0, 1] or NaN. The result is accurate to a few ulps (relative error
 /// below about 10⁻¹⁵); e.g. Φ⁻¹(0.975) = 1.959963984540054 and
 /// Φ⁻¹(10⁻¹⁰) = −6.361340902404056.
+///
+/// Computed directly (no iteration) by Wichura's algorithm AS 241 (PPND16),
+/// see the module documentation; it costs one logarithm, one square root and
+/// two degree-7 polynomials.
 pub fn normal_quantile(p: f64) -> f64 {
     if p.is_nan() || !(0.0..=1.0).contains(&p) {
         return f64::NAN;
@@ -80,44 +101,148 @@ pub fn normal_quantile(p: f64) -> f64 {
     if p == 1.0 {
         return f64::INFINITY;
     }
-    if p == 0.5 {
-        return 0.0;
+    let q = p - 0.5;
+    if q.abs() <= CENTRAL_HALF_WIDTH {
+        let r = CENTRAL_HALF_WIDTH_SQUARED - q * q;
+        return q * rational(&as241::CENTRAL_NUM, &as241::CENTRAL_DEN, r);
     }
-    // Work in the lower tail; 1 − p is exact for p in [½, 1].
-    let lower = p < 0.5;
-    let q = if lower { p } else { 1.0 - p };
-    let z = lower_tail_quantile(q);
-    if lower { z } else { -z }
+    // The smaller tail probability; 1 − p is exact for p in [½, 1].
+    let tail = if q < 0.0 { p } else { 1.0 - p };
+    let r = (-tail.ln()).sqrt();
+    let x = if r <= FAR_TAIL_START {
+        rational(&as241::NEAR_NUM, &as241::NEAR_DEN, r - NEAR_SHIFT)
+    } else {
+        polish_far_tail(
+            rational(&as241::FAR_NUM, &as241::FAR_DEN, r - FAR_TAIL_START),
+            tail,
+        )
+    };
+    if q < 0.0 { -x } else { x }
 }
 
-/// Solves Φ(z) = q for z ≤ 0, given 0 < q < ½.
-fn lower_tail_quantile(q: f64) -> f64 {
-    let mut z = -abramowitz_stegun(q);
-    for _ in 0..8 {
-        let density = normal_pdf(z);
-        if density == 0.0 {
-            break;
-        }
-        let u = (normal_cdf(z) - q) / density;
-        // Halley's step for f(z) = Φ(z) − q: f' = φ, f'' = −zφ.
-        let step = u / (1.0 + 0.5 * z * u);
-        z -= step;
-        if !step.is_finite() || step.abs() <= f64::EPSILON * z.abs() {
-            break;
-        }
+/// One Halley step on Φ(−x) = `tail` from AS 241's far-tail estimate x,
+/// for tail probabilities below e⁻²⁵ (never reached by rank normalisation of
+/// fewer than 10¹⁰ draws).
+///
+/// Evaluated in double precision, AS 241's far-tail rational function is up to
+/// ~6 ulps off (relative 7·10⁻¹⁶, at p ≈ 10⁻¹⁷⁹), and there Φ is so steep
+/// (d log Φ/dz ≈ −z) that Φ(Φ⁻¹(p)) would miss p by up to 10⁻¹³ relative.
+/// The step brings x to the accuracy of Φ itself. Subnormal tails, where Φ
+/// has too few significant bits to help, keep the AS 241 value.
+fn polish_far_tail(x: f64, tail: f64) -> f64 {
+    if tail < f64::MIN_POSITIVE {
+        return x;
     }
-    z
+    let z = -x;
+    let density = normal_pdf(z);
+    if density == 0.0 {
+        return x;
+    }
+    let u = (normal_cdf(z) - tail) / density;
+    // Halley's step for f(z) = Φ(z) − tail: f' = φ, f'' = −zφ.
+    let polished = z - u / (1.0 + 0.5 * z * u);
+    if polished.is_finite() { -polished } else { x }
 }
 
-/// Abramowitz & Stegun 26.2.23: the upper-tail quantile x with
-/// Q(x) = 1 − Φ(x) = q, for 0 < q ≤ ½, with absolute error below 4.5·10⁻⁴.
-fn abramowitz_stegun(q: f64) -> f64 {
-    const C: [f64; 3] = [2.515_517, 0.802_853, 0.010_328];
-    const D: [f64; 3] = [1.432_788, 0.189_269, 0.001_308];
-    let t = (-2.0 * q.ln()).sqrt();
-    let num = C[0] + t * (C[1] + t * C[2]);
-    let den = 1.0 + t * (D[0] + t * (D[1] + t * D[2]));
-    t - num / den
+/// AS 241's central region is |p − ½| ≤ 0.425.
+const CENTRAL_HALF_WIDTH: f64 = 0.425;
+
+/// 0.425², as the decimal AS 241 writes it.
+const CENTRAL_HALF_WIDTH_SQUARED: f64 = 0.180_625;
+
+/// AS 241 switches from its intermediate to its far-tail approximation at
+/// r = √(−ln min(p, 1 − p)) = 5, i.e. min(p, 1 − p) = e⁻²⁵ ≈ 1.4·10⁻¹¹.
+const FAR_TAIL_START: f64 = 5.0;
+
+/// The intermediate-tail approximation is a rational function of r − 1.6.
+const NEAR_SHIFT: f64 = 1.6;
+
+/// The coefficients of AS 241's three rational approximations, with the
+/// 20 significant digits Wichura publishes (more than a double holds; the
+/// compiler rounds each to the nearest double).
+#[allow(clippy::excessive_precision)]
+mod as241 {
+    /// AS 241, |p − ½| ≤ 0.425: numerator coefficients (of r⁰ … r⁷) of
+    /// Φ⁻¹(p)/(p − ½) as a rational function of r = 0.425² − (p − ½)².
+    pub(super) const CENTRAL_NUM: [f64; 8] = [
+        3.387_132_872_796_366_608,
+        1.331_416_678_917_843_774_5e2,
+        1.971_590_950_306_551_442_7e3,
+        1.373_169_376_550_946_112_5e4,
+        4.592_195_393_154_987_145_7e4,
+        6.726_577_092_700_870_085_3e4,
+        3.343_057_558_358_812_810_5e4,
+        2.509_080_928_730_122_672_7e3,
+    ];
+
+    /// AS 241, |p − ½| ≤ 0.425: denominator coefficients (of r⁰ … r⁷).
+    pub(super) const CENTRAL_DEN: [f64; 8] = [
+        1.0,
+        4.231_333_070_160_091_125_2e1,
+        6.871_870_074_920_579_083e2,
+        5.394_196_021_424_751_107_7e3,
+        2.121_379_430_158_659_586_7e4,
+        3.930_789_580_009_271_061e4,
+        2.872_908_573_572_194_267_4e4,
+        5.226_495_278_852_854_561e3,
+    ];
+
+    /// AS 241, r = √(−ln min(p, 1 − p)) ≤ 5: numerator coefficients (of s⁰ … s⁷)
+    /// of |Φ⁻¹(p)| as a rational function of s = r − 1.6.
+    pub(super) const NEAR_NUM: [f64; 8] = [
+        1.423_437_110_749_683_577_34,
+        4.630_337_846_156_545_295_9,
+        5.769_497_221_460_691_405_5,
+        3.647_848_324_763_204_605_04,
+        1.270_458_252_452_368_382_58,
+        2.417_807_251_774_506_117_7e-1,
+        2.272_384_498_926_918_458_33e-2,
+        7.745_450_142_783_414_076_4e-4,
+    ];
+
+    /// AS 241, r ≤ 5: denominator coefficients (of s⁰ … s⁷).
+    pub(super) const NEAR_DEN: [f64; 8] = [
+        1.0,
+        2.053_191_626_637_758_821_87,
+        1.676_384_830_183_803_849_4,
+        6.897_673_349_851_000_045_5e-1,
+        1.481_039_764_274_800_745_9e-1,
+        1.519_866_656_361_645_719_66e-2,
+        5.475_938_084_995_344_946e-4,
+        1.050_750_071_644_416_843_24e-9,
+    ];
+
+    /// AS 241, r > 5: numerator coefficients (of s⁰ … s⁷) of |Φ⁻¹(p)| as a
+    /// rational function of s = r − 5.
+    pub(super) const FAR_NUM: [f64; 8] = [
+        6.657_904_643_501_103_777_2,
+        5.463_784_911_164_114_369_9,
+        1.784_826_539_917_291_335_8,
+        2.965_605_718_285_048_912_3e-1,
+        2.653_218_952_657_612_309_3e-2,
+        1.242_660_947_388_078_438_6e-3,
+        2.711_555_568_743_487_578_15e-5,
+        2.010_334_399_292_288_132_65e-7,
+    ];
+
+    /// AS 241, r > 5: denominator coefficients (of s⁰ … s⁷).
+    pub(super) const FAR_DEN: [f64; 8] = [
+        1.0,
+        5.998_322_065_558_879_376_9e-1,
+        1.369_298_809_227_358_053_1e-1,
+        1.487_536_129_085_061_485_25e-2,
+        7.868_691_311_456_132_591e-4,
+        1.846_318_317_510_054_681_8e-5,
+        1.421_511_758_316_445_888_7e-7,
+        2.044_263_103_389_939_785_64e-15,
+    ];
+}
+
+/// num(x)/den(x) for polynomials given by their coefficients of x⁰ … x⁷,
+/// each evaluated by Horner's rule.
+fn rational(num: &[f64; 8], den: &[f64; 8], x: f64) -> f64 {
+    let horner = |c: &[f64; 8]| c.iter().rev().fold(0.0, |acc, &k| acc * x + k);
+    horner(num) / horner(den)
 }
 
 /// Φ(z) − ½ for |z| < √2, by its Maclaurin series.
@@ -212,6 +337,63 @@ mod tests {
                 "Φ⁻¹({p:e}) = {got:.17} but expected {expected:.17} (error {err:e} > {bound:e})"
             );
         }
+    }
+
+    /// (p, Φ⁻¹(p)) at the points where AS 241 is weakest or switches between
+    /// its three approximations, and at the Blom scores of 4 000 draws that
+    /// rank normalisation uses. p is the exact double written; Φ⁻¹(p) is the
+    /// root of log Φ(z) = log p found by `mpmath.findroot` with 50-digit
+    /// arithmetic (mpmath 1.3.0, `ncdf`), rounded to the nearest double. The
+    /// "worst" points are where the largest errors were found on 11 153 points
+    /// (every Blom score and half-rank of 4 000 draws, p = 10^(−k/10) for
+    /// k = 3 … 2999, 1 − 10^(−k/10) for k = 3 … 159): 2.7·ε relative at most
+    /// (4.7 ulps at p ≈ 0.45); in the far tail, before the Halley step,
+    /// 3.3·ε (5.8 ulps at p = 10⁻¹⁷⁹), after it 0.6 ulp.
+    const AS241_CHECKS: [(f64, f64); 26] = [
+        (0.00015624023498531342, -3.6047276269633253), // Blom score of rank 1 of 4000
+        (0.0004062246109618149, -3.3485182759186025),  // rank 2 of 4000
+        (0.07490156865195925, -1.4402271747939057),    // rank 300 of 4000
+        (0.25001562402349853, -0.6744405843173221),    // rank 1000.5 of 4000 (a tie)
+        (0.4998750078120118, -0.0003133089576451471),  // rank 2000 of 4000
+        (0.9995937753890382, 3.3485182759185803),      // rank 3999 of 4000
+        (0.45175301543653523, -0.12123357545660249),   // worst central point of the check
+        (0.3, -0.5244005127080408),                    // central
+        (0.0751, -1.43882539275254),                   // central
+        (0.075, -1.439531470938456),                   // central edge, p − ½ = −0.425
+        (0.07499999999999998, -1.4395314709384561),    // just outside
+        (0.925, 1.4395314709384561),                   // upper central edge
+        (0.9250000000000002, 1.439531470938457),       // just outside
+        (0.05, -1.6448536269514726),                   // intermediate tail
+        (0.0001, -3.7190164854556804),                 // intermediate tail
+        (1.9952623149688828e-09, -5.88458564280394),   // worst intermediate point of the check
+        (1.3887943864964021e-11, -6.657904643501103),  // r = 5 edge, p = e^-25
+        (1.388794386496402e-11, -6.657904643501103),   // just beyond
+        (1e-12, -7.034483825301132),                   // far tail
+        (1e-50, -14.933337534788489),                  // far tail
+        (1e-179, -28.561880122347745),                 // worst far point of the check
+        (1e-300, -37.0470962993612),                   // far tail
+        (2.2250738585072014e-308, -37.5193793471445),  // smallest normal
+        (5e-324, -38.467405617144344),                 // smallest subnormal
+        (0.9999, 3.7190164854557084),                  // upper intermediate tail
+        (0.999999999999, 7.0344869100478356),          // upper far tail
+    ];
+
+    #[test]
+    fn quantile_is_within_four_epsilon_at_as241_checks() {
+        let mut worst = 0.0_f64;
+        for &(p, expected) in &AS241_CHECKS {
+            let got = normal_quantile(p);
+            let rel = ((got - expected) / expected).abs();
+            worst = worst.max(rel / f64::EPSILON);
+            // The Halley step makes the (normal) far tail good to about an ulp.
+            let far = p.min(1.0 - p) < (-25.0_f64).exp() && p >= f64::MIN_POSITIVE;
+            let bound = if far { 1.5 } else { 4.0 } * f64::EPSILON;
+            assert!(
+                rel <= bound,
+                "Φ⁻¹({p:e}) = {got:.17} but expected {expected:.17} (relative error {rel:e})"
+            );
+        }
+        eprintln!("largest relative error at the AS 241 checks: {worst:.2} ε");
     }
 
     #[test]

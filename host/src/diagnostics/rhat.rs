@@ -33,7 +33,7 @@ fn rhat_of_chains<C: AsRef<[f64]>>(chains: &[C]) -> f64 {
 
 /// Split chains if valid for R̂ (≥ 4 draws per chain, equal lengths, finite,
 /// no constant half chain).
-fn checked_split(chains: &[&[f64]]) -> Option<Vec<Vec<f64>>> {
+pub(crate) fn checked_split(chains: &[&[f64]]) -> Option<Vec<Vec<f64>>> {
     common_length(chains, MIN_DRAWS)?;
     let split = split_chains(chains);
     finite_and_varies(&split).then_some(split)
@@ -62,8 +62,16 @@ pub fn rank_normalized_rhat(chains: &[&[f64]]) -> f64 {
     let Some(split) = checked_split(chains) else {
         return f64::NAN;
     };
-    let bulk = rhat_of_chains(&rank_normalize_chains(&split));
+    let ranked = rank_normalize_chains(&split);
     let median = quantile(&pooled(&split), 0.5);
+    rank_rhat_of_split(&split, &ranked, median)
+}
+
+/// [`rank_normalized_rhat`] of split chains already checked (equal lengths of
+/// at least 2, finite, none constant), given their rank normalisation
+/// `ranked` and the median of all their draws.
+pub(crate) fn rank_rhat_of_split(split: &[Vec<f64>], ranked: &[Vec<f64>], median: f64) -> f64 {
+    let bulk = rhat_of_chains(ranked);
     let folded: Vec<Vec<f64>> = split
         .iter()
         .map(|c| c.iter().map(|x| (x - median).abs()).collect())

@@ -34,12 +34,12 @@ pub use run_charts::{
 };
 pub use run_files::{
     SUMMARY_JSON_FILE, SUMMARY_TEXT_FILE, chain_file_name, write_run_files,
-    write_run_files_plotting,
+    write_run_files_plotting, write_run_files_summarized,
 };
 pub use run_health::{
     ACCEPTANCE_TOLERANCE, EBFMI_WARNING, ESS_PER_CHAIN, FIXED_STEP_ACCEPTANCE, RHAT_WARNING,
     RunHealth, assess as assess_run, ebfmi,
 };
 pub use run_summary::{ChainSummary, QuantitySummary, RunSummary, TruthComparison, summarize_run};
-pub use summary_json::summary_json;
-pub use summary_table::summary_table;
+pub use summary_json::{summary_json, summary_json_with};
+pub use summary_table::{summary_table, summary_table_with};

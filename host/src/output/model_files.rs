@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use super::{OutputDir, OutputError, float_text};
-use crate::diagnostics::summarize;
+use crate::diagnostics::{available_threads, parallel_map, summarize};
 use crate::draws::RunDraws;
 use crate::model::{Model, OriginalScale};
 
@@ -46,26 +46,29 @@ pub fn model_json(model: &dyn Model, run: &RunDraws) -> Option<String> {
 /// The coefficient table: one row per sampled parameter (`scale` =
 /// `sampled`) and one per original-scale coefficient (`scale` = `original`),
 /// with mean, sd, 5/50/95 % quantiles, bulk ESS and R̂ over all chains.
+///
+/// The rows are computed on all cores ([`parallel_map`]), with the numbers of
+/// a sequential computation.
 pub fn coefficient_table(run: &RunDraws, scale: &OriginalScale) -> String {
-    let mut out = String::from("name,scale,mean,sd,q5,q50,q95,ess_bulk,r_hat\n");
-    let row = |out: &mut String, name: &str, which: &str, chains: &[Vec<f64>]| {
+    let row = |name: &str, which: &str, chains: &[Vec<f64>]| {
         let slices: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
         let s = summarize(&slices);
         let cells: Vec<String> = [s.mean, s.sd, s.q5, s.q50, s.q95, s.ess_bulk, s.rhat]
             .iter()
             .map(|&v| float_text(v))
             .collect();
-        out.push_str(&format!(
+        format!(
             "\"{}\",{which},{}\n",
             name.replace('"', "\"\""),
             cells.join(",")
-        ));
+        )
     };
-    for (j, name) in run.names.iter().enumerate() {
-        row(&mut out, name, "sampled", &run.chains_of(j));
-    }
     let quantities = run.names.len();
-    for (i, name) in scale.names.iter().enumerate() {
+    let rows = parallel_map(quantities + scale.names.len(), available_threads(), |t| {
+        if t < quantities {
+            return row(&run.names[t], "sampled", &run.chains_of(t));
+        }
+        let i = t - quantities;
         let chains: Vec<Vec<f64>> = run
             .chains
             .iter()
@@ -76,8 +79,10 @@ pub fn coefficient_table(run: &RunDraws, scale: &OriginalScale) -> String {
                     .collect()
             })
             .collect();
-        row(&mut out, name, "original", &chains);
-    }
+        row(&scale.names[i], "original", &chains)
+    });
+    let mut out = String::from("name,scale,mean,sd,q5,q50,q95,ess_bulk,r_hat\n");
+    out.extend(rows);
     out
 }
 

@@ -3,8 +3,9 @@
 
 use std::collections::HashSet;
 
+use super::run_summary::RunSummary;
 use crate::chart::{Chart, Scale, Series, SeriesStyle};
-use crate::diagnostics::{autocorrelation, ess_bulk};
+use crate::diagnostics::{autocorrelation, available_threads, ess_bulk, parallel_map};
 use crate::draws::RunDraws;
 use crate::model::KnownPosterior;
 
@@ -81,8 +82,10 @@ impl PlotSelection {
         Ok(())
     }
 
-    /// What to plot for `run`, in order.
-    fn resolve(&self, run: &RunDraws) -> Vec<Plotted> {
+    /// What to plot for `run`, in order; `summary`, when given, is
+    /// [`summarize_run`](super::summarize_run) of `run`, whose bulk ESS are
+    /// then not computed again.
+    fn resolve(&self, run: &RunDraws, summary: Option<&RunSummary>) -> Vec<Plotted> {
         let lp_drawn = run
             .chains
             .iter()
@@ -97,13 +100,18 @@ impl PlotSelection {
             PlotSelection::None => Vec::new(),
             PlotSelection::All => with_lp((0..run.names.len()).map(Plotted::Quantity).collect()),
             PlotSelection::Slowest(n) => {
-                let mut by_ess: Vec<(usize, f64)> = (0..run.names.len())
-                    .map(|j| {
+                let ess: Vec<f64> = match summary {
+                    Some(s) => s.quantities.iter().map(|q| q.stats.ess_bulk).collect(),
+                    None => parallel_map(run.names.len(), available_threads(), |j| {
                         let chains = run.chains_of(j);
                         let slices: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
-                        let ess = ess_bulk(&slices);
-                        (j, if ess.is_nan() { f64::NEG_INFINITY } else { ess })
-                    })
+                        ess_bulk(&slices)
+                    }),
+                };
+                let mut by_ess: Vec<(usize, f64)> = ess
+                    .into_iter()
+                    .map(|e| if e.is_nan() { f64::NEG_INFINITY } else { e })
+                    .enumerate()
                     .collect();
                 by_ess.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
                 with_lp(
@@ -177,9 +185,29 @@ pub fn run_charts(
     known: Option<&KnownPosterior>,
     selection: &PlotSelection,
 ) -> Vec<Chart> {
+    charts_of(run, known, selection, None)
+}
+
+/// [`run_charts`] given the run's `summary` ([`summarize_run`](super::summarize_run)
+/// of `run`), so that [`PlotSelection::Slowest`] takes its bulk ESS from it.
+pub(crate) fn run_charts_summarized(
+    run: &RunDraws,
+    known: Option<&KnownPosterior>,
+    selection: &PlotSelection,
+    summary: &RunSummary,
+) -> Vec<Chart> {
+    charts_of(run, known, selection, Some(summary))
+}
+
+fn charts_of(
+    run: &RunDraws,
+    known: Option<&KnownPosterior>,
+    selection: &PlotSelection,
+    summary: Option<&RunSummary>,
+) -> Vec<Chart> {
     let mut charts = Vec::new();
     let mut stems = HashSet::new();
-    for plotted in selection.resolve(run) {
+    for plotted in selection.resolve(run, summary) {
         let (name, chains, truth) = match plotted {
             Plotted::Quantity(j) => {
                 let truth = known

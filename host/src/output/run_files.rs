@@ -2,9 +2,10 @@
 
 use std::path::PathBuf;
 
+use super::run_charts::run_charts_summarized;
 use super::{
-    OutputDir, OutputError, PlotSelection, cmdstan_csv, render_chart, run_charts, summary_json,
-    summary_table,
+    OutputDir, OutputError, PlotSelection, RunSummary, cmdstan_csv, render_chart, summarize_run,
+    summary_json_with, summary_table_with,
 };
 use crate::draws::RunDraws;
 use crate::model::KnownPosterior;
@@ -22,9 +23,10 @@ pub const SUMMARY_TEXT_FILE: &str = "summary.txt";
 
 /// Writes the files of `run` into `dir` and returns their paths:
 /// [`chain_file_name`] for each chain ([`cmdstan_csv`]),
-/// [`SUMMARY_JSON_FILE`] ([`summary_json`]), [`SUMMARY_TEXT_FILE`]
-/// ([`summary_table`]) and, unless `max_plotted_quantities` is 0, the SVG and
-/// PNG of each of [`run_charts`] for the `max_plotted_quantities`
+/// [`SUMMARY_JSON_FILE`] ([`summary_json`](super::summary_json)),
+/// [`SUMMARY_TEXT_FILE`] ([`summary_table`](super::summary_table)) and,
+/// unless `max_plotted_quantities` is 0, the SVG and PNG of each of
+/// [`run_charts`](super::run_charts) for the `max_plotted_quantities`
 /// slowest-mixing quantities and `lp__` ([`PlotSelection::Slowest`]; see
 /// [`write_run_files_plotting`] for any other choice). Does not call
 /// [`OutputDir::finish`]: the caller does once everything it writes is there.
@@ -61,11 +63,27 @@ pub fn write_run_files(
 }
 
 /// [`write_run_files`] with the charts of the quantities `plots` selects.
+///
+/// The diagnostics ([`summarize_run`]) are computed once for both summaries
+/// and the choice of charts.
 pub fn write_run_files_plotting(
     run: &RunDraws,
     known: Option<&KnownPosterior>,
     dir: &OutputDir,
     plots: &PlotSelection,
+) -> Result<Vec<PathBuf>, OutputError> {
+    write_run_files_summarized(run, known, dir, plots, &summarize_run(run, known))
+}
+
+/// [`write_run_files_plotting`] from the run's already computed `summary`,
+/// which must be [`summarize_run`]`(run, known)` (a caller that also prints
+/// the summary or assesses the run computes it once for everything).
+pub fn write_run_files_summarized(
+    run: &RunDraws,
+    known: Option<&KnownPosterior>,
+    dir: &OutputDir,
+    plots: &PlotSelection,
+    summary: &RunSummary,
 ) -> Result<Vec<PathBuf>, OutputError> {
     let mut written = Vec::new();
     for (k, chain) in run.chains.iter().enumerate() {
@@ -74,9 +92,15 @@ pub fn write_run_files_plotting(
             cmdstan_csv(run, k).as_bytes(),
         )?);
     }
-    written.push(dir.write(SUMMARY_JSON_FILE, summary_json(run, known).as_bytes())?);
-    written.push(dir.write(SUMMARY_TEXT_FILE, summary_table(run, known).as_bytes())?);
-    for chart in run_charts(run, known, plots) {
+    written.push(dir.write(
+        SUMMARY_JSON_FILE,
+        summary_json_with(run, known, summary).as_bytes(),
+    )?);
+    written.push(dir.write(
+        SUMMARY_TEXT_FILE,
+        summary_table_with(run, known, summary).as_bytes(),
+    )?);
+    for chart in run_charts_summarized(run, known, plots, summary) {
         written.extend(render_chart(&chart, dir)?);
     }
     Ok(written)

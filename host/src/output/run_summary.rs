@@ -1,7 +1,7 @@
 //! The numbers both summaries print: per-quantity statistics (with the truth
 //! beside them when known) and per-chain sampler statistics.
 
-use crate::diagnostics::{Summary, ess_bulk, summarize};
+use crate::diagnostics::{Summary, available_threads, ess_bulk, parallel_map, summarize};
 use crate::draws::{ChainDraws, RunDraws};
 use crate::model::KnownPosterior;
 
@@ -88,21 +88,40 @@ pub struct RunSummary {
 }
 
 /// Computes the [`RunSummary`] of `run`, comparing with `known` where given.
+///
+/// The quantities are summarised in parallel on all cores
+/// ([`parallel_map`]); the result is the same, bit for bit, as a sequential
+/// computation. This is the expensive part of the summaries (rank
+/// normalisations, sorts and FFTs for every quantity), so callers that
+/// print and write several summaries of one run should compute it once and
+/// pass it on ([`summary_table_with`](super::summary_table_with),
+/// [`summary_json_with`](super::summary_json_with),
+/// [`write_run_files_summarized`](super::write_run_files_summarized)).
 pub fn summarize_run(run: &RunDraws, known: Option<&KnownPosterior>) -> RunSummary {
-    let quantities: Vec<QuantitySummary> = (0..run.names.len())
-        .map(|j| {
+    let count = run.names.len();
+    // Task j < count: quantity j's summary over all chains and its bulk ESS
+    // in each chain alone; task `count`: lp__.
+    let mut per_task: Vec<(Summary, Vec<f64>)> =
+        parallel_map(count + 1, available_threads(), |j| {
+            if j == count {
+                let lp_slices: Vec<&[f64]> = run.chains.iter().map(|c| c.lp.as_slice()).collect();
+                return (summarize(&lp_slices), Vec::new());
+            }
             let chains = run.chains_of(j);
             let slices: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
-            let stats = summarize(&slices);
-            QuantitySummary {
-                name: run.names[j].clone(),
-                truth: known.and_then(|k| compare(&stats, k, j)),
-                stats,
-            }
+            let per_chain = slices.iter().map(|c| ess_bulk(&[c])).collect();
+            (summarize(&slices), per_chain)
+        });
+    let (lp, _) = per_task.pop().expect("task `count` is lp__");
+    let quantities: Vec<QuantitySummary> = per_task
+        .iter()
+        .enumerate()
+        .map(|(j, (stats, _))| QuantitySummary {
+            name: run.names[j].clone(),
+            truth: known.and_then(|k| compare(stats, k, j)),
+            stats: *stats,
         })
         .collect();
-    let lp_slices: Vec<&[f64]> = run.chains.iter().map(|c| c.lp.as_slice()).collect();
-    let lp = summarize(&lp_slices);
 
     let slowest = quantities
         .iter()
@@ -122,7 +141,8 @@ pub fn summarize_run(run: &RunDraws, known: Option<&KnownPosterior>) -> RunSumma
         chains: run
             .chains
             .iter()
-            .map(|c| summarize_chain(c, run.names.len()))
+            .enumerate()
+            .map(|(k, c)| summarize_chain(c, per_task.iter().map(|(_, e)| e[k])))
             .collect(),
         quantities,
         slowest,
@@ -149,9 +169,9 @@ fn compare(stats: &Summary, known: &KnownPosterior, j: usize) -> Option<TruthCom
     })
 }
 
-fn summarize_chain(chain: &ChainDraws, quantities: usize) -> ChainSummary {
-    let min_ess_bulk = (0..quantities)
-        .map(|j| ess_bulk(&[&chain.column(j, quantities)]))
+/// `chain`'s statistics, given the single-chain bulk ESS of each quantity.
+fn summarize_chain(chain: &ChainDraws, quantity_ess: impl Iterator<Item = f64>) -> ChainSummary {
+    let min_ess_bulk = quantity_ess
         .filter(|e| e.is_finite())
         .min_by(f64::total_cmp)
         .unwrap_or(f64::NAN);

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::run_summary::{ChainSummary, QuantitySummary, summarize_run};
+use super::run_summary::{ChainSummary, QuantitySummary, RunSummary, summarize_run};
 use crate::diagnostics::Summary;
 use crate::draws::RunDraws;
 use crate::model::KnownPosterior;
@@ -50,8 +50,18 @@ use crate::model::KnownPosterior;
 /// assert!(json["quantities"][0]["ess_bulk"].is_null());
 /// ```
 pub fn summary_json(run: &RunDraws, known: Option<&KnownPosterior>) -> String {
-    let summary = summarize_run(run, known);
-    let health = super::run_health::assess(run, &summary);
+    summary_json_with(run, known, &summarize_run(run, known))
+}
+
+/// [`summary_json`] from the run's already computed `summary`, which must be
+/// [`summarize_run`]`(run, known)`: the same text without computing the
+/// diagnostics again.
+pub fn summary_json_with(
+    run: &RunDraws,
+    known: Option<&KnownPosterior>,
+    summary: &RunSummary,
+) -> String {
+    let health = super::run_health::assess(run, summary);
     let settings: Map<String, Value> = run
         .settings
         .iter()

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::run_summary::summarize_run;
+use super::run_summary::{RunSummary, summarize_run};
 use crate::diagnostics::Summary;
 use crate::draws::RunDraws;
 use crate::model::KnownPosterior;
@@ -35,7 +35,17 @@ use crate::model::KnownPosterior;
 /// assert!(table.lines().any(|l| l.starts_with("w[1]")));
 /// ```
 pub fn summary_table(run: &RunDraws, known: Option<&KnownPosterior>) -> String {
-    let summary = summarize_run(run, known);
+    summary_table_with(run, known, &summarize_run(run, known))
+}
+
+/// [`summary_table`] from the run's already computed `summary`, which must be
+/// [`summarize_run`]`(run, known)`: the same text without computing the
+/// diagnostics again.
+pub fn summary_table_with(
+    run: &RunDraws,
+    known: Option<&KnownPosterior>,
+    summary: &RunSummary,
+) -> String {
     let with_truth = summary.quantities.iter().any(|q| q.truth.is_some());
     let name_width = summary
         .quantities

@@ -1,0 +1,111 @@
+//! Criterion benches of the per-quantity diagnostics at the size of
+//! `qnmc run --target gaussian --dimension 1000`: 1000 quantities × 4 chains ×
+//! 1000 draws.
+//!
+//! Run: `cargo bench -p qnmc-benches --bench diagnostics`. Each iteration
+//! computes, for all 1000 quantities,
+//!
+//! - `bulk_tail_ess/all_cores`: bulk and tail ESS
+//!   ([`ess_bulk`], [`ess_tail`]), spread over the cores with
+//!   [`parallel_map`] as `qnmc run` does;
+//! - `bulk_tail_ess/one_thread`: the same on one thread;
+//! - `rank_rhat/all_cores`: the rank-normalised split R̂
+//!   ([`rank_normalized_rhat`]);
+//! - `summarize/all_cores`: the whole [`summarize`] row (moments, quantiles,
+//!   both ESS, R̂, both MCSE), which shares the rank normalisation between
+//!   the bulk ESS and R̂.
+//!
+//! The draws are Gaussian AR(1) chains (φ = 0.3, so an ESS near the 1000–1500
+//! of a NUTS run on that target), fixed by a seed.
+
+use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
+use qnmc::random::standard_normal;
+use qnmc_host::diagnostics::{
+    available_threads, ess_bulk, ess_tail, parallel_map, rank_normalized_rhat, summarize,
+};
+use rand_core::SeedableRng;
+use rand_xorshift::XorShiftRng;
+use std::hint::black_box;
+use std::time::Duration;
+
+const QUANTITIES: usize = 1000;
+const CHAINS: usize = 4;
+const DRAWS: usize = 1000;
+
+/// `draws[j][k]`: quantity j's chain k.
+fn draws() -> Vec<Vec<Vec<f64>>> {
+    let mut rng = XorShiftRng::seed_from_u64(26);
+    (0..QUANTITIES)
+        .map(|_| {
+            (0..CHAINS)
+                .map(|_| {
+                    let mut x = standard_normal::<f64, _>(&mut rng);
+                    (0..DRAWS)
+                        .map(|_| {
+                            x = 0.3 * x + 0.95 * standard_normal::<f64, _>(&mut rng);
+                            x
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Quantity j's chains as slices.
+fn slices(quantity: &[Vec<f64>]) -> Vec<&[f64]> {
+    quantity.iter().map(Vec::as_slice).collect()
+}
+
+fn diagnostics(c: &mut Criterion) {
+    let draws = draws();
+    let threads = available_threads();
+    println!(
+        "{QUANTITIES} quantities × {CHAINS} chains × {DRAWS} draws, {threads} thread(s) for all_cores"
+    );
+    let bulk_and_tail = |j: usize| {
+        let s = slices(&draws[j]);
+        ess_bulk(&s) + ess_tail(&s)
+    };
+
+    let mut group = c.benchmark_group("bulk_tail_ess");
+    group.sampling_mode(SamplingMode::Flat);
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(15));
+    group.bench_function("all_cores", |b| {
+        b.iter(|| black_box(parallel_map(QUANTITIES, threads, bulk_and_tail)));
+    });
+    group.bench_function("one_thread", |b| {
+        b.iter(|| black_box(parallel_map(QUANTITIES, 1, bulk_and_tail)));
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("rank_rhat");
+    group.sampling_mode(SamplingMode::Flat);
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(10));
+    group.bench_function("all_cores", |b| {
+        b.iter(|| {
+            black_box(parallel_map(QUANTITIES, threads, |j| {
+                rank_normalized_rhat(&slices(&draws[j]))
+            }))
+        });
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("summarize");
+    group.sampling_mode(SamplingMode::Flat);
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(15));
+    group.bench_function("all_cores", |b| {
+        b.iter(|| {
+            black_box(parallel_map(QUANTITIES, threads, |j| {
+                summarize(&slices(&draws[j]))
+            }))
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, diagnostics);
+criterion_main!(benches);
