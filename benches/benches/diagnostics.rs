@@ -3,7 +3,7 @@
 //! 1000 draws.
 //!
 //! Run: `cargo bench -p qnmc-benches --bench diagnostics`. Each iteration
-//! computes, for all 1000 quantities,
+//! computes, for all quantities,
 //!
 //! - `bulk_tail_ess/all_cores`: bulk and tail ESS
 //!   ([`ess_bulk`], [`ess_tail`]), spread over the cores with
@@ -16,13 +16,23 @@
 //!   the bulk ESS and R̂.
 //!
 //! The draws are Gaussian AR(1) chains (φ = 0.3, so an ESS near the 1000–1500
-//! of a NUTS run on that target), fixed by a seed.
+//! of a NUTS run on that target), fixed by a seed. With
+//! `QNMC_BENCH_DRAWS=DIR` they are instead the `chain_*.csv` files of a
+//! `qnmc run --output DIR`, so that the same draws can be timed with ArviZ
+//! (`python3 benches/arviz_diagnostics.py DIR`):
+//!
+//! ```sh
+//! qnmc run --target gaussian --dimension 1000 --plot none --output /tmp/g1000
+//! QNMC_BENCH_DRAWS=/tmp/g1000 cargo bench -p qnmc-benches --bench diagnostics
+//! python3 benches/arviz_diagnostics.py /tmp/g1000
+//! ```
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
 use qnmc::random::standard_normal;
 use qnmc_host::diagnostics::{
     available_threads, ess_bulk, ess_tail, parallel_map, rank_normalized_rhat, summarize,
 };
+use qnmc_host::output::{read_cmdstan_csv, run_draws_from_cmdstan};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 use std::hint::black_box;
@@ -32,8 +42,42 @@ const QUANTITIES: usize = 1000;
 const CHAINS: usize = 4;
 const DRAWS: usize = 1000;
 
-/// `draws[j][k]`: quantity j's chain k.
+/// `draws[j][k]`: quantity j's chain k; from `QNMC_BENCH_DRAWS` when set.
 fn draws() -> Vec<Vec<Vec<f64>>> {
+    match std::env::var_os("QNMC_BENCH_DRAWS") {
+        Some(dir) => run_files(std::path::Path::new(&dir)),
+        None => synthetic_draws(),
+    }
+}
+
+/// The quantities of the `chain_*.csv` files in `dir` (panics with the reason
+/// when they cannot be read: this is a bench, and its input is a command line
+/// away).
+fn run_files(dir: &std::path::Path) -> Vec<Vec<Vec<f64>>> {
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("QNMC_BENCH_DRAWS={}: {e}", dir.display()))
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("chain_") && n.ends_with(".csv"))
+        })
+        .collect();
+    paths.sort();
+    let files: Vec<_> = paths
+        .iter()
+        .map(|p| {
+            let text =
+                std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            read_cmdstan_csv(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        })
+        .collect();
+    let run = run_draws_from_cmdstan(&files).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    (0..run.names.len()).map(|j| run.chains_of(j)).collect()
+}
+
+/// [`QUANTITIES`] quantities of [`CHAINS`] AR(1) chains of [`DRAWS`] draws.
+fn synthetic_draws() -> Vec<Vec<Vec<f64>>> {
     let mut rng = XorShiftRng::seed_from_u64(26);
     (0..QUANTITIES)
         .map(|_| {
@@ -59,9 +103,12 @@ fn slices(quantity: &[Vec<f64>]) -> Vec<&[f64]> {
 
 fn diagnostics(c: &mut Criterion) {
     let draws = draws();
+    let quantities = draws.len();
     let threads = available_threads();
     println!(
-        "{QUANTITIES} quantities × {CHAINS} chains × {DRAWS} draws, {threads} thread(s) for all_cores"
+        "{quantities} quantities × {} chains × {} draws, {threads} thread(s) for all_cores",
+        draws.first().map_or(0, Vec::len),
+        draws.first().and_then(|q| q.first()).map_or(0, Vec::len),
     );
     let bulk_and_tail = |j: usize| {
         let s = slices(&draws[j]);
@@ -73,10 +120,10 @@ fn diagnostics(c: &mut Criterion) {
     group.sample_size(10);
     group.measurement_time(Duration::from_secs(15));
     group.bench_function("all_cores", |b| {
-        b.iter(|| black_box(parallel_map(QUANTITIES, threads, bulk_and_tail)));
+        b.iter(|| black_box(parallel_map(quantities, threads, bulk_and_tail)));
     });
     group.bench_function("one_thread", |b| {
-        b.iter(|| black_box(parallel_map(QUANTITIES, 1, bulk_and_tail)));
+        b.iter(|| black_box(parallel_map(quantities, 1, bulk_and_tail)));
     });
     group.finish();
 
@@ -86,7 +133,7 @@ fn diagnostics(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(10));
     group.bench_function("all_cores", |b| {
         b.iter(|| {
-            black_box(parallel_map(QUANTITIES, threads, |j| {
+            black_box(parallel_map(quantities, threads, |j| {
                 rank_normalized_rhat(&slices(&draws[j]))
             }))
         });
@@ -99,7 +146,7 @@ fn diagnostics(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(15));
     group.bench_function("all_cores", |b| {
         b.iter(|| {
-            black_box(parallel_map(QUANTITIES, threads, |j| {
+            black_box(parallel_map(quantities, threads, |j| {
                 summarize(&slices(&draws[j]))
             }))
         });

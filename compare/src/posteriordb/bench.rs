@@ -24,14 +24,20 @@ enum Engine {
 }
 
 /// The benchmark's configurations: qnmc's default NUTS (quasi-Newton
-/// metric) and `--metric diag`, both with the CLI's default warm-up (500);
+/// metric), `--metric diag` and `--metric dense`, all with the CLI's default
+/// warm-up (500);
 /// nuts-rs low-rank and diagonal with tuning 500 (nutpie's documented
 /// default) and 1000 (the nuts-rs crate's default).
-const CONFIGS: [(&str, Engine, usize); 6] = [
+const CONFIGS: [(&str, Engine, usize); 7] = [
     ("qnmc-nuts", Engine::Qnmc(None), 500),
     (
         "qnmc-nuts-diag",
         Engine::Qnmc(Some(MetricKind::Diagonal)),
+        500,
+    ),
+    (
+        "qnmc-nuts-dense",
+        Engine::Qnmc(Some(MetricKind::Dense)),
         500,
     ),
     (

@@ -31,35 +31,86 @@ pub(crate) const MIN_DRAWS: usize = 4;
 ///
 /// Does not check for constant or non-finite input (like Stan's function); a
 /// zero var⁺ gives whatever the arithmetic gives.
+///
+/// The autocovariances are first summed directly, one lag at a time, because
+/// Geyer's sequence usually stops after a few lags (at lag ≈ 2 for draws as
+/// good as independent) and each direct lag costs n multiply-adds where the
+/// FFT of all lags costs ~100·n. Only when the sequence runs past
+/// [`DIRECT_LAGS`] lags are all lags computed by FFT ([`autocovariance`]) and
+/// the sum started again from them. The two agree to round-off
+/// (~10⁻¹⁵·γ̂₀; see the tests).
 pub(crate) fn ess_of_chains<C: AsRef<[f64]>>(chains: &[C]) -> f64 {
-    let num_chains = chains.len();
     let n = chains[0].as_ref().len();
-    debug_assert!(num_chains >= 1 && n >= MIN_DRAWS);
-    let nf = n as f64;
-
-    let acov: Vec<Vec<f64>> = chains.iter().map(|c| autocovariance(c.as_ref())).collect();
+    debug_assert!(!chains.is_empty() && n >= MIN_DRAWS);
     let chain_means: Vec<f64> = chains.iter().map(|c| mean(c.as_ref())).collect();
-    let within = acov.iter().map(|a| a[0] * nf / (nf - 1.0)).sum::<f64>() / num_chains as f64;
+    let centred: Vec<Vec<f64>> = chains
+        .iter()
+        .zip(&chain_means)
+        .map(|(c, m)| c.as_ref().iter().map(|x| x - m).collect())
+        .collect();
+    let direct = |chain: usize, lag: usize| -> Option<f64> {
+        let x = &centred[chain];
+        (lag < DIRECT_LAGS).then(|| {
+            x[..n - lag]
+                .iter()
+                .zip(&x[lag..])
+                .map(|(a, b)| a * b)
+                .sum::<f64>()
+                / n as f64
+        })
+    };
+    if let Some(ess) = geyer_ess(chains.len(), n, &chain_means, direct) {
+        return ess;
+    }
+    let acov: Vec<Vec<f64>> = chains.iter().map(|c| autocovariance(c.as_ref())).collect();
+    geyer_ess(chains.len(), n, &chain_means, |chain, lag| {
+        Some(acov[chain][lag])
+    })
+    .unwrap_or(f64::NAN)
+}
+
+/// Lags summed directly by [`ess_of_chains`] before it turns to the FFT.
+const DIRECT_LAGS: usize = 40;
+
+/// The ESS from the autocovariances `acov(chain, lag)` (γ̂ of the module
+/// documentation) of `num_chains` chains of `n` draws with means
+/// `chain_means`; `None` as soon as `acov` returns `None` for a lag the
+/// sequence needs.
+fn geyer_ess(
+    num_chains: usize,
+    n: usize,
+    chain_means: &[f64],
+    acov: impl Fn(usize, usize) -> Option<f64>,
+) -> Option<f64> {
+    let nf = n as f64;
+    let mut within = 0.0;
+    for chain in 0..num_chains {
+        within += acov(chain, 0)? * nf / (nf - 1.0);
+    }
+    within /= num_chains as f64;
     let mut var_plus = within * (nf - 1.0) / nf;
     if num_chains > 1 {
-        var_plus += variance(&chain_means);
+        var_plus += variance(chain_means);
     }
-    let rho_at = |lag: usize| -> f64 {
-        let mean_acov = acov.iter().map(|a| a[lag]).sum::<f64>() / num_chains as f64;
-        1.0 - (within - mean_acov) / var_plus
+    let rho_at = |lag: usize| -> Option<f64> {
+        let mut sum = 0.0;
+        for chain in 0..num_chains {
+            sum += acov(chain, lag)?;
+        }
+        Some(1.0 - (within - sum / num_chains as f64) / var_plus)
     };
 
     let mut rho = vec![0.0; n];
     let mut rho_even = 1.0;
-    let mut rho_odd = rho_at(1);
+    let mut rho_odd = rho_at(1)?;
     rho[0] = rho_even;
     rho[1] = rho_odd;
 
     // Initial positive sequence, made monotone on the fly.
     let mut t = 1;
     while t < n - 4 && rho_even + rho_odd > 0.0 {
-        rho_even = rho_at(t + 1);
-        rho_odd = rho_at(t + 2);
+        rho_even = rho_at(t + 1)?;
+        rho_odd = rho_at(t + 2)?;
         if rho_even + rho_odd >= 0.0 {
             rho[t + 1] = rho_even;
             rho[t + 2] = rho_odd;
@@ -78,9 +129,9 @@ pub(crate) fn ess_of_chains<C: AsRef<[f64]>>(chains: &[C]) -> f64 {
     let total = (num_chains * n) as f64;
     let tau = -1.0 + 2.0 * rho[..max_t].iter().sum::<f64>() + rho[max_t + 1];
     if tau.is_nan() {
-        return f64::NAN;
+        return Some(f64::NAN);
     }
-    total / tau.max(1.0 / total.log10())
+    Some(total / tau.max(1.0 / total.log10()))
 }
 
 /// Split chains if `chains` is valid for a split diagnostic (≥ 4 draws per
@@ -179,6 +230,54 @@ mod tests {
                 (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
             })
             .collect()
+    }
+
+    /// [`ess_of_chains`] with every lag from the FFT, as before the direct
+    /// sums.
+    fn ess_by_fft(chains: &[Vec<f64>]) -> f64 {
+        let means: Vec<f64> = chains.iter().map(|c| mean(c)).collect();
+        let acov: Vec<Vec<f64>> = chains.iter().map(|c| autocovariance(c)).collect();
+        geyer_ess(chains.len(), chains[0].len(), &means, |c, lag| {
+            Some(acov[c][lag])
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn direct_lags_give_the_fft_ess_to_round_off() {
+        // AR(1) chains from independent (φ = 0) to sticky (φ = 0.99, whose
+        // sequence runs past DIRECT_LAGS and takes the FFT path), and an
+        // antithetic one (φ = −0.6); lengths around the minimum and odd.
+        for (phi, n) in [
+            (0.0, 4),
+            (0.0, 9),
+            (0.0, 500),
+            (-0.6, 500),
+            (0.5, 333),
+            (0.9, 500),
+            (0.99, 1000),
+        ] {
+            let chains: Vec<Vec<f64>> = (0..4)
+                .map(|k| {
+                    let mut x = 0.0;
+                    uniforms(k + 7, n)
+                        .into_iter()
+                        .map(|u| {
+                            x = phi * x + u;
+                            x
+                        })
+                        .collect()
+                })
+                .collect();
+            let (got, want) = (ess_of_chains(&chains), ess_by_fft(&chains));
+            assert!(
+                (got - want).abs() <= 1e-12 * want,
+                "φ = {phi}, n = {n}: {got} vs {want}"
+            );
+            if phi == 0.99 {
+                assert_eq!(got.to_bits(), want.to_bits(), "the FFT path");
+            }
+        }
     }
 
     #[test]
