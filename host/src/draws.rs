@@ -1,6 +1,8 @@
 //! The draws of a run: what the runner produces and every output format
 //! (CmdStan CSV, JSON summary, plots, `qnmc check`) reads.
 
+use crate::run::MetricKind;
+
 /// Kept draws of one chain, in the layout CmdStan writes them.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ChainDraws {
@@ -89,6 +91,36 @@ pub struct RunDraws {
     /// NUTS's maximum tree depth (`None` for the other samplers), for the
     /// tree-depth saturation warning.
     pub max_tree_depth: Option<u32>,
+    /// How the step size was chosen: the CmdStan header's `adapt engaged`
+    /// and the wording of the low-acceptance warning follow it.
+    pub step_size_origin: StepSizeOrigin,
+    /// NUTS's metric (`None` for the other samplers), named in the summary.
+    pub metric: Option<MetricKind>,
+}
+
+/// How a run's step size was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StepSizeOrigin {
+    /// Not recorded (draws read from files or put together by hand).
+    #[default]
+    Unknown,
+    /// Adapted during the warm-up by dual averaging (NUTS also learned its
+    /// metric there).
+    Adapted,
+    /// Given with `--step-size`, kept fixed.
+    Given,
+    /// Chosen by the stochastic-gradient pilot, kept fixed.
+    Pilot,
+    /// The sampler's default, not adapted: the sampler does not adapt, or
+    /// there was no warm-up to adapt it in (`--warmup 0`).
+    Default,
+}
+
+impl StepSizeOrigin {
+    /// Whether the warm-up adapted the step size.
+    pub fn adapted(self) -> bool {
+        self == StepSizeOrigin::Adapted
+    }
 }
 
 impl RunDraws {

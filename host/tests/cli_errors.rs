@@ -243,3 +243,131 @@ fn bad_draws_files_are_located_by_line_and_column() {
         "error: cannot read none.csv:",
     );
 }
+
+/// The files in `dir` whose names end in `.svg` or `.png`, sorted.
+fn charts(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".svg") || n.ends_with(".png"))
+        .collect();
+    names.sort();
+    names
+}
+
+/// `--force` replaces the earlier run: its charts and the chain it had
+/// and the new run has not are deleted (they used to stay beside the new
+/// CSVs, titled with the old sampler); files qnmc did not write stay.
+#[test]
+fn force_deletes_the_earlier_runs_files_and_keeps_the_users() {
+    let dir = scratch("force-stale");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--target",
+            "gaussian",
+            "--dimension",
+            "2",
+            "--warmup",
+            "100",
+            "--draws",
+            "50",
+            "--quiet",
+            "--output",
+            "out",
+        ];
+        args.extend_from_slice(extra);
+        qnmc(&args, &dir)
+    };
+    let (code, _, err) = run(&["--sampler", "hmc", "--chains", "3", "--plot", "all"]);
+    assert_eq!(code, 0, "{err}");
+    let old_charts = charts(&dir.join("out"));
+    assert!(old_charts.len() >= 8, "{old_charts:?}");
+    std::fs::write(dir.join("out/notes.txt"), "my notes").unwrap();
+    std::fs::write(dir.join("out/my_figure.svg"), "<svg/>").unwrap();
+
+    let (code, _, err) = run(&["--chains", "2", "--plot", "none", "--force"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(charts(&dir.join("out")), ["my_figure.svg"]);
+    assert!(!dir.join("out/chain_3.csv").exists());
+    assert!(dir.join("out/chain_2.csv").exists());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("out/notes.txt")).unwrap(),
+        "my notes"
+    );
+    let summary = std::fs::read_to_string(dir.join("out/summary.txt")).unwrap();
+    assert!(summary.contains("sampler nuts"), "{summary}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// `check --strict` used to be answered with clap's "a similar argument
+/// exists: '--metric'"; --strict is `run`'s option, and the message says so.
+#[test]
+fn check_strict_is_refused_with_the_reason() {
+    let dir = scratch("check-strict");
+    let (code, _, err) = qnmc(&["check", "--target", "gaussian", "--strict"], &dir);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("error: --strict is an option of `qnmc run`"),
+        "{err}"
+    );
+    assert!(!err.contains("--metric"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A semicolon-separated file read as CSV has one column: the error
+/// suggests --delimiter. A covariate too large to use unstandardised is
+/// refused at its file:line:column (it used to make an unusable run).
+#[test]
+fn a_wrong_delimiter_and_a_huge_cell_are_explained() {
+    let dir = scratch("delimiter");
+    std::fs::write(dir.join("semi.csv"), "a;b;y\n1;2;0\n3;4;1\n5;6;0\n2;1;1\n").unwrap();
+    let semi = [
+        "run",
+        "--target",
+        "logreg-csv",
+        "--data",
+        "semi.csv",
+        "--label-column",
+        "y",
+        "--warmup",
+        "50",
+        "--draws",
+        "20",
+        "--quiet",
+    ];
+    assert_usage_error(
+        qnmc(&semi, &dir),
+        "error: semi.csv:1: no column named \"y\"; the columns are \"a;b;y\" \
+         (one column: the header holds \";\"; if the file is separated by it, pass \
+         --delimiter semicolon)",
+    );
+    let mut fixed = semi.to_vec();
+    fixed.extend(["--delimiter", "semicolon"]);
+    let (code, _, err) = qnmc(&fixed, &dir);
+    assert_ne!(code, 2, "{err}");
+
+    std::fs::write(
+        dir.join("big.csv"),
+        "a,b,y\n1,2,0\n1e308,4,1\n5,6,0\n2,1,1\n",
+    )
+    .unwrap();
+    assert_usage_error(
+        qnmc(
+            &[
+                "run",
+                "--target",
+                "logreg-csv",
+                "--data",
+                "big.csv",
+                "--label-column",
+                "y",
+                "--no-standardize",
+                "--quiet",
+            ],
+            &dir,
+        ),
+        "error: big.csv:3:1: cell \"1e308\" in column \"a\" is too large to use as it is",
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

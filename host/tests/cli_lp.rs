@@ -46,9 +46,11 @@ fn lp_modes_choose_which_draws_get_lp() {
         (vec![], 200),
         (vec!["none"], 0),
         (vec!["every", "5"], 40),
+        // One argument, the form `--help` shows (`--lp 'every 5'`).
+        (vec!["every 5"], 40),
         (vec!["full"], 200),
     ] {
-        let out = format!("out-{}", lp.join("-"));
+        let out = format!("out-{}", lp.join("-").replace(' ', "_"));
         let (code, _, err) = qnmc(&args("sgld", &lp, &out), &dir);
         assert_eq!(code, 0, "{lp:?}: {err}");
         let csv = std::fs::read_to_string(dir.join(&out).join("chain_1.csv")).unwrap();
@@ -101,4 +103,35 @@ fn lp_usage_errors_exit_2() {
         // issue 11, tested with the output-folder rules.)
         let _ = std::fs::remove_dir_all(dir.join("never"));
     }
+}
+
+/// The lp__ row of the summary: under `--lp every N` computed from the
+/// draws that have lp__ (it used to be all `nan`), under `--lp none` a
+/// reason instead of numbers.
+#[test]
+fn the_lp_row_uses_the_computed_draws_or_says_why_there_are_none() {
+    let dir = scratch("row");
+    let lp_row = |out: &str| -> String {
+        out.lines()
+            .find(|l| l.starts_with("lp__"))
+            .unwrap_or_else(|| panic!("no lp__ row in\n{out}"))
+            .to_string()
+    };
+    let (code, out, err) = qnmc(&args("sgld", &["every", "10"], "every"), &dir);
+    assert_eq!(code, 0, "{err}");
+    let row = lp_row(&out);
+    assert!(!row.contains("nan"), "{row}");
+    let mean: f64 = row.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(mean.is_finite() && mean < 0.0, "{row}");
+    assert!(
+        out.contains("lp__ is summarised over the 40 of 400 kept draws it was computed for"),
+        "{out}"
+    );
+
+    let (code, out, err) = qnmc(&args("sgld", &["none"], "none"), &dir);
+    assert_eq!(code, 0, "{err}");
+    let row = lp_row(&out);
+    assert!(row.contains("not computed (--lp none"), "{row}");
+    assert!(!row.contains("nan"), "{row}");
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -4,7 +4,10 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use qnmc_host::output::{read_cmdstan_csv, run_draws_from_cmdstan};
+use qnmc_host::output::{CmdStanDraws, read_cmdstan_csv, run_draws_from_cmdstan};
+use serde_json::Value;
+
+mod common;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("qnmc-cli-run-{name}-{}", std::process::id()));
@@ -170,4 +173,129 @@ fn reproduce_writes_the_report_and_its_charts() {
         })
         .count();
     assert!(svgs >= 1, "the reproduction's charts are drawn");
+}
+
+/// Chain `k`'s CSV in `dir/fit`, parsed.
+fn chain_csv(dir: &std::path::Path, fit: &str, k: usize) -> CmdStanDraws {
+    let text = std::fs::read_to_string(dir.join(fit).join(format!("chain_{k}.csv"))).unwrap();
+    read_cmdstan_csv(&text).unwrap()
+}
+
+/// Each chain's warm-up draws as `summary.json` reports them.
+fn warmup_draws(dir: &std::path::Path, fit: &str) -> Vec<u64> {
+    let text = std::fs::read_to_string(dir.join(fit).join("summary.json")).unwrap();
+    let json: Value = serde_json::from_str(&text).unwrap();
+    json["sampler_stats"]["per_chain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["warmup_draws"].as_u64().unwrap())
+        .collect()
+}
+
+/// The CmdStan header says what the warm-up did, chain by chain: a default
+/// NUTS run adapts (`adapt engaged = true`) and, with `--early-end 1` (here
+/// 175, 500 and 275 draws), ends its warm-up early, each chain after its own
+/// number of draws (`num_warmup`, which used to be the
+/// requested 500 with `engaged = false`); the terminal names the metric and
+/// each chain's warm-up draws.
+#[test]
+fn the_csv_header_and_the_summary_say_how_each_chain_warmed_up() {
+    let dir = scratch("warmup");
+    let (code, out, err) = common::qnmc(
+        &[
+            "run",
+            "--target",
+            "gaussian",
+            "--dimension",
+            "5",
+            "--early-end",
+            "1",
+            "--chains",
+            "3",
+            "--quiet",
+            "--plot",
+            "none",
+            "--output",
+            "nuts",
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("target gaussian, sampler nuts (metric lbfgs): 3 chains"),
+        "{out}"
+    );
+    let warmups = warmup_draws(&dir, "nuts");
+    assert_eq!(warmups.len(), 3);
+    assert!(
+        warmups.iter().any(|&w| w < 500),
+        "the early end shortens the warm-up on this easy target: {warmups:?}"
+    );
+    for (k, &w) in (1..=3).zip(&warmups) {
+        let csv = chain_csv(&dir, "nuts", k);
+        assert_eq!(csv.metadata("num_warmup"), Some(w.to_string().as_str()));
+        assert_eq!(csv.metadata("engaged"), Some("true"));
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("chain {k}: ")))
+            .unwrap_or_else(|| panic!("no chain {k} line in\n{out}"));
+        assert!(line.contains(&format!("s warm-up ({w} draws)")), "{line}");
+    }
+
+    // Fixed step sizes adapt nothing: NUTS then runs no warm-up at all,
+    // HMC its --warmup as burn-in; with an adapted step size HMC's header
+    // says so.
+    for (fit, sampler, step, engaged, warmup) in [
+        ("nuts-fixed", "nuts", Some("0.5"), "false", 0),
+        ("hmc-fixed", "hmc", Some("0.5"), "false", 100),
+        ("hmc-adapted", "hmc", None, "true", 100),
+    ] {
+        let mut args = vec![
+            "run",
+            "--target",
+            "gaussian",
+            "--dimension",
+            "2",
+            "--chains",
+            "2",
+            "--sampler",
+            sampler,
+            "--draws",
+            "100",
+            "--quiet",
+            "--plot",
+            "none",
+            "--output",
+            fit,
+        ];
+        if let Some(step) = step {
+            args.extend(["--step-size", step]);
+        }
+        if sampler == "hmc" {
+            args.extend(["--warmup", "100"]);
+        }
+        let (code, out, err) = common::qnmc(&args, &dir);
+        assert_eq!(code, 0, "{fit}: {err}");
+        assert_eq!(warmup_draws(&dir, fit), [warmup; 2], "{fit}");
+        for k in 1..=2 {
+            let csv = chain_csv(&dir, fit, k);
+            assert_eq!(csv.metadata("engaged"), Some(engaged), "{fit}");
+            assert_eq!(
+                csv.metadata("num_warmup"),
+                Some(warmup.to_string().as_str()),
+                "{fit}"
+            );
+        }
+        assert_eq!(
+            out.contains("sampler nuts (metric lbfgs)"),
+            sampler == "nuts",
+            "{fit}: {out}"
+        );
+        assert!(
+            out.contains(&format!("s warm-up ({warmup} draws)")),
+            "{fit}: {out}"
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
 }

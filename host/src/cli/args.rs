@@ -275,7 +275,8 @@ pub struct OutputArgs {
     /// Overwrite files in an existing output folder.
     #[arg(long)]
     pub force: bool,
-    /// No progress bar.
+    /// No progress bar, and no line saying what the stochastic-gradient
+    /// pilot chose (the CSV headers and summary.json still record it).
     #[arg(long)]
     pub quiet: bool,
 }
@@ -330,6 +331,10 @@ pub struct CheckArgs {
     /// known posterior).
     #[arg(long, default_value_t = 5000, value_parser = count(4))]
     pub reference_draws: usize,
+    /// `qnmc run`'s --strict, refused here with a message saying so (else
+    /// clap would suggest the similarly spelled --metric).
+    #[arg(long, hide = true)]
+    pub strict: bool,
     /// The options given on the command line (argument ids), filled by the
     /// parser (see [`RunArgs::given`]).
     #[arg(skip)]

@@ -17,7 +17,12 @@ use crate::draws::RunDraws;
 use crate::model::Model;
 use crate::output::{read_cmdstan_csv, run_draws_from_cmdstan, summarize_run};
 use crate::run::check::{SG_BIAS_TOLERANCE, check_with_tolerance};
-use crate::run::{Progress, ReferenceSettings, reference_posterior};
+use crate::run::{Progress, ReferenceSettings, reference_posterior, sampler_label};
+
+/// Why `qnmc check --strict` is refused.
+const STRICT_IS_FOR_RUN: &str = "--strict is an option of `qnmc run` (exit code 4 when the run has \
+warnings); `qnmc check` has none: it prints the run's warnings and fails (exit code 1) when the \
+draws disagree with the posterior";
 
 /// Reads CmdStan CSV files into one run (one chain per file).
 fn read_draws(files: &[PathBuf]) -> Result<RunDraws, CliError> {
@@ -63,6 +68,9 @@ fn check_quantities(
 
 /// `qnmc check`.
 pub fn check(args: &CheckArgs) -> Result<(), CliError> {
+    if args.strict {
+        return Err(CliError::Usage(STRICT_IS_FOR_RUN.into()));
+    }
     let model: Box<dyn Model> = target_for(&args.target, &args.given)?;
     let from_files = !args.draws_files.is_empty();
     let mut output = None;
@@ -131,7 +139,7 @@ pub fn check(args: &CheckArgs) -> Result<(), CliError> {
     let report = check_with_tolerance(&draws, &known, tolerance);
     println!(
         "check: {} on {} ({} chains x {} draws)",
-        draws.sampler,
+        sampler_label(&draws.sampler, draws.metric),
         model.name(),
         draws.chains.len(),
         draws.chains.first().map_or(0, |c| c.len())

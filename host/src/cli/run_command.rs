@@ -20,7 +20,9 @@ use crate::output::{
     OutputDir, PlotSelection, RunHealth, RunSummary, assess_run, summarize_run, summary_table_with,
     write_model_files, write_run_files_summarized,
 };
-use crate::run::{PilotLengths, Progress, apply_pilot, run as run_chains};
+use crate::run::{
+    PilotLengths, Progress, SamplerKind, apply_pilot, run as run_chains, sampler_label,
+};
 use crate::stan::StanModel;
 
 /// Builds the target after checking that every given target option applies
@@ -88,9 +90,15 @@ pub(crate) fn sample(
         }
     }
     let total = (settings.chains * (settings.warmup + settings.draws * settings.thin)) as u64;
+    let metric =
+        (sampler.sampler == SamplerKind::Nuts).then(|| settings.metric_for(sampler.sampler));
     let progress = Progress::new(
         total,
-        &format!("{} on {}", sampler.sampler, model.name()),
+        &format!(
+            "{} on {}",
+            sampler_label(sampler.sampler.name(), metric),
+            model.name()
+        ),
         quiet,
     );
     let draws = run_chains(model, sampler.sampler, &settings, &progress);
@@ -126,12 +134,15 @@ pub(crate) fn write_run(
     summary: &RunSummary,
 ) -> Result<(), CliError> {
     let plots = PlotSelection::default();
-    write_run_plotting(path, force, draws, known, summary, &plots, None)
+    write_run_plotting(path, force, draws, known, summary, &plots, None, true)
 }
 
 /// [`write_run`] with the charts `plots` selects (`qnmc run --plot`) and,
 /// given the `model`, its `model.json` and `coefficients.csv`
-/// ([`write_model_files`]).
+/// ([`write_model_files`]). A run that is not `usable` finishes the folder
+/// with [`OutputDir::finish_unusable`], so that the same command, fixed,
+/// may replace it without `--force`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn write_run_plotting(
     path: &Path,
     force: bool,
@@ -140,13 +151,18 @@ pub(crate) fn write_run_plotting(
     summary: &RunSummary,
     plots: &PlotSelection,
     model: Option<&dyn Model>,
+    usable: bool,
 ) -> Result<(), CliError> {
     let dir = OutputDir::create(path, force)?;
     write_run_files_summarized(draws, known, &dir, plots, summary)?;
     if let Some(model) = model {
         write_model_files(model, draws, &dir)?;
     }
-    dir.finish()?;
+    if usable {
+        dir.finish()?;
+    } else {
+        dir.finish_unusable()?;
+    }
     eprintln!("wrote {}", path.display());
     Ok(())
 }
@@ -186,6 +202,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             &summary,
             &plots,
             Some(model.as_ref()),
+            health.usable(),
         )?;
     }
     if !health.usable() {

@@ -27,10 +27,15 @@ pub const SAMPLER_COLUMNS: [&str; 5] = [
 /// 1. `#` comment lines with the configuration, CmdStan's `key = value`
 ///    tree (`model`, `method = sample`, `num_samples`, `num_warmup`,
 ///    `save_warmup`, `thin`, `algorithm`, `id`, `seed`), then a `qnmc`
-///    section with the run's own settings. `num_warmup` is the setting
-///    `warmup` (or `num_warmup`) when it is a whole number, else 0; `thin` is
-///    the setting `thin`, else 1; `save_warmup` is false (only kept draws are
-///    written);
+///    section with the run's own settings. `num_warmup` is the warm-up this
+///    chain ran ([`ChainDraws::warmup_draws`](crate::draws::ChainDraws):
+///    NUTS may end its warm-up early, each chain at its own time; the
+///    requested length is the `qnmc` section's `num_warmup`); `adapt
+///    engaged` is true when the warm-up adapted the step size (and NUTS's
+///    metric;
+///    [`StepSizeOrigin::Adapted`](crate::draws::StepSizeOrigin::Adapted)), with `delta` the target
+///    acceptance; `thin` is the setting `thin`, else 1; `save_warmup` is
+///    false (only kept draws are written);
 /// 2. the header line: the sampler columns `lp__`, `accept_stat__`,
 ///    `stepsize__`, `n_leapfrog__`, `divergent__`, then the quantities with
 ///    Stan's CSV names (`w.1` for `w[1]`, `a.2.3` for `a[2,3]`).
@@ -82,9 +87,6 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
             .find(|(k, _)| keys.contains(&k.as_str()))
             .map(|(_, v)| one_line(v))
     };
-    let num_warmup = setting(&["warmup", "num_warmup"])
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(0);
     let thin = setting(&["thin"])
         .and_then(|v| v.trim().parse::<u64>().ok())
         .unwrap_or(1);
@@ -105,11 +107,15 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
     line("# method = sample (Default)");
     line("#   sample");
     line(&format!("#     num_samples = {}", chain.len()));
-    line(&format!("#     num_warmup = {num_warmup}"));
+    line(&format!("#     num_warmup = {}", chain.warmup_draws));
     line("#     save_warmup = false");
     line(&format!("#     thin = {thin}"));
     line("#     adapt");
-    line("#       engaged = false");
+    let adapted = run.step_size_origin.adapted();
+    line(&format!("#       engaged = {adapted}"));
+    if let Some(delta) = run.target_acceptance.filter(|_| adapted) {
+        line(&format!("#       delta = {delta}"));
+    }
     line(&format!("#     algorithm = {}", one_line(&run.sampler)));
     line(&format!("#     num_chains = {}", run.chains.len()));
     line(&format!("# id = {}", chain.chain_id));
@@ -241,7 +247,7 @@ pub fn quantity_name(column: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::draws::ChainDraws;
+    use crate::draws::{ChainDraws, StepSizeOrigin};
     use crate::output::read_cmdstan_csv;
 
     fn tricky_run() -> RunDraws {
@@ -287,6 +293,8 @@ mod tests {
             ],
             target_acceptance: None,
             max_tree_depth: None,
+            step_size_origin: StepSizeOrigin::Given,
+            metric: None,
         }
     }
 
@@ -319,6 +327,40 @@ mod tests {
         // Every data line has as many fields as the header.
         for l in &lines[header + 1..header + 4] {
             assert_eq!(l.split(',').count(), 8, "{l}");
+        }
+    }
+
+    #[test]
+    fn the_warm_up_is_the_one_each_chain_ran() {
+        let mut run = tricky_run();
+        let lines = |run: &RunDraws, k: usize| -> Vec<String> {
+            cmdstan_csv(run, k).lines().map(str::to_string).collect()
+        };
+        // A fixed step size: nothing adapted.
+        assert!(lines(&run, 0).contains(&"#       engaged = false".to_string()));
+        assert!(!lines(&run, 0).iter().any(|l| l.contains("delta")));
+        // An adapted run whose chains ended their warm-ups at different
+        // times (the setting asked for 500).
+        run.step_size_origin = StepSizeOrigin::Adapted;
+        run.target_acceptance = Some(0.8);
+        run.chains[0].warmup_draws = 175;
+        run.chains[1].warmup_draws = 250;
+        for (k, warmup) in [(0, "175"), (1, "250")] {
+            let text = lines(&run, k);
+            assert!(
+                text.contains(&format!("#     num_warmup = {warmup}")),
+                "{text:?}"
+            );
+            assert!(
+                text.contains(&"#       engaged = true".to_string()),
+                "{text:?}"
+            );
+            assert!(
+                text.contains(&"#       delta = 0.8".to_string()),
+                "{text:?}"
+            );
+            let back = read_cmdstan_csv(&text.join("\n")).unwrap();
+            assert_eq!(back.metadata("num_warmup"), Some(warmup));
         }
     }
 

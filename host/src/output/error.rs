@@ -68,7 +68,9 @@ impl fmt::Display for OutputError {
             OutputError::FolderNotEmpty { folder, examples } => write!(
                 f,
                 "output folder {} is not empty (it holds {}); choose another folder \
-                 or pass --force to write into it and overwrite files of the same name",
+                 or pass --force to write into it (the files an earlier qnmc run wrote \
+                 there are deleted, other files are kept, files of the same name are \
+                 overwritten)",
                 folder.display(),
                 examples.join(", ")
             ),

@@ -3,6 +3,7 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -10,6 +11,10 @@ use super::OutputError;
 
 /// Name of the marker file present while a run is writing into a folder.
 pub const INCOMPLETE_MARKER: &str = "INCOMPLETE";
+
+/// Name of the list of the files a run wrote into its folder, kept up to
+/// date as each file is written (see [`OutputDir`]).
+pub const MANIFEST: &str = "qnmc-files.txt";
 
 /// Distinguishes the temporary files of concurrent writes in one process.
 static TEMPORARY_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -27,6 +32,13 @@ static TEMPORARY_COUNTER: AtomicU64 = AtomicU64::new(0);
 ///   partial output never looks like a finished run.
 /// * Each file is written to a temporary file in the same folder and then
 ///   renamed over its final name, so a reader never sees half a file.
+/// * The folder's [`MANIFEST`] lists every file the run wrote, and how the
+///   run ended ([`OutputDir::finish`], [`OutputDir::finish_unusable`]). A
+///   run that replaces an earlier one (with `force`, or without it after a
+///   run that stopped early or ended unusable) first deletes the files the
+///   earlier run's manifest lists, so nothing stale (the charts of another
+///   sampler, a chain the new run does not have) stays beside the new
+///   files; a file qnmc did not write is never deleted.
 ///
 /// ```
 /// use qnmc_host::output::{INCOMPLETE_MARKER, OutputDir};
@@ -43,18 +55,47 @@ static TEMPORARY_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// assert!(!folder.join(INCOMPLETE_MARKER).exists());
 /// // The folder now holds results: a second run needs force.
 /// assert!(OutputDir::create(&folder, false).is_err());
+/// // With force, the files of the first run are deleted, others kept.
+/// std::fs::write(folder.join("notes.txt"), "mine").unwrap();
+/// let again = OutputDir::create(&folder, true).unwrap();
+/// assert!(!folder.join("summary.txt").exists());
+/// assert!(folder.join("notes.txt").exists());
+/// again.finish().unwrap();
 /// # std::fs::remove_dir_all(&folder).unwrap();
 /// ```
 #[derive(Debug)]
 pub struct OutputDir {
     path: PathBuf,
     force: bool,
+    /// The files written so far, in order (the [`MANIFEST`]'s list).
+    written: Mutex<Vec<String>>,
+}
+
+/// How a run that wrote into a folder ended, as its [`MANIFEST`] records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RunStatus {
+    /// Still writing (or stopped before [`OutputDir::finish`]).
+    Writing,
+    /// Finished, draws usable.
+    Complete,
+    /// Finished, draws unusable (`qnmc run` exit code 3).
+    Unusable,
+}
+
+impl RunStatus {
+    fn word(self) -> &'static str {
+        match self {
+            RunStatus::Writing => "writing",
+            RunStatus::Complete => "complete",
+            RunStatus::Unusable => "unusable",
+        }
+    }
 }
 
 impl OutputDir {
     /// Checks, without creating or changing anything, that [`create`]
     /// would accept `path`: it does not exist, or is a folder that is empty,
-    /// holds only the partial output of a run that stopped early (see
+    /// holds the output of a run that stopped early or ended unusable (see
     /// [`create`]), or `force` is set. Run before the work so that a clash
     /// fails fast and a refused or failed run leaves no folder behind.
     ///
@@ -72,9 +113,9 @@ impl OutputDir {
         }
     }
 
-    /// Without `force`: `Ok(true)` when the folder is empty or holds the
-    /// partial output of a stopped run (its files may be replaced), else the
-    /// not-empty error.
+    /// Without `force`: `Ok(false)` when the folder is empty, `Ok(true)`
+    /// when it holds the partial output of a stopped run or the output of an
+    /// unusable one (its files may be replaced), else the not-empty error.
     fn refuse_unless_reusable(path: &Path) -> Result<bool, OutputError> {
         let entries =
             fs::read_dir(path).map_err(|e| OutputError::io(path, "list the output folder", e))?;
@@ -85,7 +126,7 @@ impl OutputDir {
         if names.is_empty() {
             return Ok(false);
         }
-        if stopped_run(path) {
+        if stopped_run(path) || unusable_run(path) {
             return Ok(true);
         }
         names.sort();
@@ -103,10 +144,12 @@ impl OutputDir {
     /// Creates `path` (and its parents) and puts the [`INCOMPLETE_MARKER`] in
     /// it. Without `force`, fails when the folder already holds any entry,
     /// naming the folder, a few of its entries and `--force`, except the
-    /// partial output of a run that stopped early (an [`INCOMPLETE_MARKER`]
-    /// whose process is no longer running): that is the same command tried
-    /// again, and its files are replaced. With `force`, an existing folder is
-    /// used as it is and files are overwritten.
+    /// output of a run that stopped early (an [`INCOMPLETE_MARKER`] whose
+    /// process is no longer running) or ended unusable (its [`MANIFEST`] says
+    /// so): that is the same command tried again, after a fix, and the
+    /// earlier run's files are replaced. With `force`, an existing folder is
+    /// used and files are overwritten. Either way the files the earlier run
+    /// wrote (its [`MANIFEST`]) are deleted first; other files are kept.
     pub fn create(path: &Path, force: bool) -> Result<OutputDir, OutputError> {
         fs::create_dir_all(path)
             .map_err(|e| OutputError::io(path, "create the output folder", e))?;
@@ -114,10 +157,14 @@ impl OutputDir {
         let dir = OutputDir {
             path: path.to_path_buf(),
             force: force || reuse,
+            written: Mutex::new(Vec::new()),
         };
         let marker = dir.path.join(INCOMPLETE_MARKER);
         fs::write(&marker, marker_text())
             .map_err(|e| OutputError::io(&marker, "write the in-progress marker", e))?;
+        if dir.force {
+            remove_previous_run(&dir.path)?;
+        }
         Ok(dir)
     }
 
@@ -158,7 +205,38 @@ impl OutputDir {
         if written.is_err() {
             let _ = fs::remove_file(&temporary);
         }
-        written.map(|()| target)
+        written?;
+        self.record(Some(file_name), RunStatus::Writing)?;
+        Ok(target)
+    }
+
+    /// Adds `file_name` (if any) to the files written, once, and saves the
+    /// [`MANIFEST`] with `status`.
+    fn record(&self, file_name: Option<&str>, status: RunStatus) -> Result<(), OutputError> {
+        let mut written = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(name) = file_name.filter(|n| !written.iter().any(|w| w == n)) {
+            written.push(name.to_string());
+        }
+        let mut text = format!(
+            "# The files a qnmc run wrote into this folder. The next run into it\n\
+             # (with --force, or after a run that stopped early or was unusable)\n\
+             # deletes these, and only these, before writing its own.\n\
+             status: {}\n",
+            status.word()
+        );
+        for name in written.iter() {
+            text.push_str(&format!("file: {name}\n"));
+        }
+        let manifest = self.path.join(MANIFEST);
+        let temporary = self
+            .path
+            .join(format!(".{MANIFEST}.{}.tmp", std::process::id()));
+        write_and_sync(&temporary, text.as_bytes())
+            .and_then(|()| fs::rename(&temporary, &manifest))
+            .map_err(|e| {
+                let _ = fs::remove_file(&temporary);
+                OutputError::io(&manifest, "write the list of written files", e)
+            })
     }
 
     /// Renames `temporary` to `target`. Without `force` a hard link makes the
@@ -184,8 +262,21 @@ impl OutputDir {
             .map_err(|e| OutputError::io(target, "move the finished file into place as", e))
     }
 
-    /// Marks the run complete by removing the [`INCOMPLETE_MARKER`].
+    /// Marks the run complete: records it in the [`MANIFEST`] and removes the
+    /// [`INCOMPLETE_MARKER`].
     pub fn finish(self) -> Result<(), OutputError> {
+        self.finish_as(RunStatus::Complete)
+    }
+
+    /// [`finish`](Self::finish) for a run whose draws are unusable: the
+    /// [`MANIFEST`] says so, and the next run may replace its files without
+    /// `force` (the same command after fixing its settings).
+    pub fn finish_unusable(self) -> Result<(), OutputError> {
+        self.finish_as(RunStatus::Unusable)
+    }
+
+    fn finish_as(self, status: RunStatus) -> Result<(), OutputError> {
+        self.record(None, status)?;
         let marker = self.path.join(INCOMPLETE_MARKER);
         match fs::remove_file(&marker) {
             Ok(()) => Ok(()),
@@ -212,6 +303,57 @@ fn stopped_run(folder: &Path) -> bool {
     }
 }
 
+/// The [`MANIFEST`] of `folder`: the recorded status and file names (`None`
+/// without a readable manifest).
+fn read_manifest(folder: &Path) -> Option<(String, Vec<String>)> {
+    let text = fs::read_to_string(folder.join(MANIFEST)).ok()?;
+    let status = text
+        .lines()
+        .find_map(|l| l.strip_prefix("status: "))
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let files = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("file: "))
+        .map(str::to_string)
+        .collect();
+    Some((status, files))
+}
+
+/// Whether `folder` holds the finished output of a run whose draws were
+/// unusable (its [`MANIFEST`] says so and no run is writing there).
+fn unusable_run(folder: &Path) -> bool {
+    !folder.join(INCOMPLETE_MARKER).exists()
+        && read_manifest(folder).is_some_and(|(status, _)| status == RunStatus::Unusable.word())
+}
+
+/// Deletes the files the [`MANIFEST`] of `folder` lists (plain names in
+/// `folder` only, never a sub-folder), then the manifest. Without a manifest
+/// nothing is deleted.
+fn remove_previous_run(folder: &Path) -> Result<(), OutputError> {
+    let Some((_, files)) = read_manifest(folder) else {
+        return Ok(());
+    };
+    for name in files.iter().filter(|n| is_plain_file_name(n)) {
+        let path = folder.join(name);
+        let is_file = fs::symlink_metadata(&path).is_ok_and(|m| !m.is_dir());
+        if is_file {
+            fs::remove_file(&path)
+                .map_err(|e| OutputError::io(&path, "delete the earlier run's file", e))?;
+        }
+    }
+    let manifest = folder.join(MANIFEST);
+    match fs::remove_file(&manifest) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(OutputError::io(
+            &manifest,
+            "delete the earlier run's list of files",
+            e,
+        )),
+        _ => Ok(()),
+    }
+}
+
 #[cfg(target_os = "linux")]
 fn process_stopped(pid: u32) -> bool {
     Path::new("/proc").is_dir() && !Path::new("/proc").join(pid.to_string()).exists()
@@ -233,6 +375,7 @@ fn is_plain_file_name(name: &str) -> bool {
         && name != "."
         && name != ".."
         && name != INCOMPLETE_MARKER
+        && name != MANIFEST
         && !name.contains(['/', '\\', '\0'])
 }
 
@@ -280,10 +423,68 @@ mod tests {
         out.finish().unwrap();
         assert!(!folder.join(INCOMPLETE_MARKER).exists());
         assert_eq!(fs::read(folder.join("x.csv")).unwrap(), b"1,2\n");
-        // No temporary file is left behind.
-        let entries: Vec<_> = fs::read_dir(&folder).unwrap().collect();
-        assert_eq!(entries.len(), 1);
+        // No temporary file is left behind: the file and the list of files.
+        let mut entries: Vec<String> = fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        entries.sort();
+        assert_eq!(entries, [MANIFEST, "x.csv"]);
+        let manifest = fs::read_to_string(folder.join(MANIFEST)).unwrap();
+        assert!(
+            manifest.contains("status: complete\nfile: x.csv\n"),
+            "{manifest}"
+        );
         fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn force_deletes_what_the_earlier_run_wrote_and_nothing_else() {
+        let folder = scratch("replace");
+        let out = OutputDir::create(&folder, false).unwrap();
+        out.write("chain_1.csv", b"1").unwrap();
+        out.write("trace_x.svg", b"<svg/>").unwrap();
+        out.finish().unwrap();
+        fs::write(folder.join("notes.txt"), b"mine").unwrap();
+        // A manifest entry that is not a plain name is never followed.
+        let outside_name = format!("qnmc-out-dir-test-outside-{}.txt", std::process::id());
+        let outside = folder.parent().unwrap().join(&outside_name);
+        fs::write(&outside, b"keep").unwrap();
+        let manifest = folder.join(MANIFEST);
+        let mut text = fs::read_to_string(&manifest).unwrap();
+        text.push_str(&format!("file: ../{outside_name}\n"));
+        fs::write(&manifest, text).unwrap();
+
+        let out = OutputDir::create(&folder, true).unwrap();
+        assert!(!folder.join("trace_x.svg").exists());
+        assert!(!folder.join("chain_1.csv").exists());
+        out.write("chain_1.csv", b"2").unwrap();
+        out.finish().unwrap();
+        assert_eq!(fs::read(folder.join("notes.txt")).unwrap(), b"mine");
+        assert_eq!(fs::read(folder.join("chain_1.csv")).unwrap(), b"2");
+        assert!(outside.exists());
+        fs::remove_file(outside).unwrap();
+        let manifest = fs::read_to_string(folder.join(MANIFEST)).unwrap();
+        assert!(!manifest.contains("trace_x.svg"), "{manifest}");
+        fs::remove_dir_all(folder).unwrap();
+    }
+
+    #[test]
+    fn an_unusable_run_is_replaced_without_force() {
+        let folder = scratch("unusable");
+        let out = OutputDir::create(&folder, false).unwrap();
+        out.write("chain_1.csv", b"stuck").unwrap();
+        out.write("chain_2.csv", b"stuck").unwrap();
+        out.finish_unusable().unwrap();
+        OutputDir::check_available(&folder, false).unwrap();
+        let out = OutputDir::create(&folder, false).unwrap();
+        assert!(!folder.join("chain_2.csv").exists());
+        out.write("chain_1.csv", b"moving").unwrap();
+        out.finish().unwrap();
+        assert_eq!(fs::read(folder.join("chain_1.csv")).unwrap(), b"moving");
+        // A usable run's folder needs force again.
+        assert!(OutputDir::check_available(&folder, false).is_err());
+        fs::remove_dir_all(folder).unwrap();
     }
 
     #[test]

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use super::fonts::{FAMILY, chart_font};
@@ -148,6 +149,9 @@ where
         builder.x_label_area_size(4).y_label_area_size(4);
     }
     let mut context = builder.build_cartesian_2d(x, y).map_err(|e| error(&e))?;
+    // The spacing of each axis's ticks, to print round-off near zero as 0.
+    let x_step = tick_step(chart.x_scale, context.x_range());
+    let y_step = tick_step(chart.y_scale, context.y_range());
 
     let mut mesh = context.configure_mesh();
     mesh.light_line_style(RGBColor(235, 235, 235))
@@ -161,14 +165,16 @@ where
             String::new()
         }
     };
+    let x_label = |v: &f64| tick_label(snap_to_zero(*v, x_step));
+    let y_label = |v: &f64| tick_label(snap_to_zero(*v, y_step));
     if with_text {
         mesh.x_desc(&chart.x_label)
             .y_desc(&chart.y_label)
             .label_style((FAMILY, 15))
             .axis_desc_style((FAMILY, 17))
-            .y_label_formatter(&|v| tick_label(*v));
+            .y_label_formatter(&y_label);
         if categories.is_empty() {
-            mesh.x_label_formatter(&|v| tick_label(*v));
+            mesh.x_label_formatter(&x_label);
         } else {
             // Ticks every half category (so every integer is one), named at
             // the integers; no vertical grid lines through the bars.
@@ -379,6 +385,50 @@ fn bar_half_width(points: &[(f64, f64)], scale: Scale) -> f64 {
     if gap.is_finite() { 0.4 * gap } else { 0.4 }
 }
 
+/// Labels plotters puts on each axis unless told otherwise (its mesh's
+/// default `x_labels` and `y_labels`).
+const DEFAULT_TICKS: usize = 11;
+
+/// A tick within this many tick spacings of zero is zero: plotters adds
+/// the spacing up from the first tick, and round-off leaves zero as
+/// −2.2e-16 and the like.
+const ZERO_TICK_TOLERANCE: f64 = 1e-9;
+
+/// The ticks plotters puts on a linear axis over `range` (at most
+/// `max_ticks`), with round-off near zero removed ([`snap_to_zero`]).
+fn linear_ticks(range: Range<f64>, max_ticks: usize) -> Vec<f64> {
+    let raw = RangedCoordf64::from(range).key_points(max_ticks);
+    let step = spacing(&raw);
+    raw.into_iter().map(|v| snap_to_zero(v, step)).collect()
+}
+
+/// The smallest gap between consecutive `ticks` (NaN for fewer than two).
+fn spacing(ticks: &[f64]) -> f64 {
+    ticks
+        .windows(2)
+        .map(|w| (w[1] - w[0]).abs())
+        .fold(f64::NAN, f64::min)
+}
+
+/// The spacing of the ticks on an axis of `scale` over `range`; NaN on a
+/// log axis (whose ticks never come near zero).
+fn tick_step(scale: Scale, range: Range<f64>) -> f64 {
+    match scale {
+        Scale::Linear => spacing(&linear_ticks(range, DEFAULT_TICKS)),
+        Scale::Log10 => f64::NAN,
+    }
+}
+
+/// `v`, or exactly 0 when it is within [`ZERO_TICK_TOLERANCE`] tick
+/// spacings `step` of zero.
+fn snap_to_zero(v: f64, step: f64) -> f64 {
+    if v.abs() <= ZERO_TICK_TOLERANCE * step {
+        0.0
+    } else {
+        v
+    }
+}
+
 /// Tick labels: short, no trailing zeros, scientific for large or tiny values.
 fn tick_label(v: f64) -> String {
     let a = v.abs();
@@ -586,6 +636,35 @@ mod tests {
         let (_, d1) = bar_slot(0.4, 3, 4);
         assert!(a0 >= -0.4 && a1 < b0 && d1 <= 0.4);
         assert_eq!(bar_slot(0.4, 0, 1), (-0.4, 0.4));
+    }
+
+    #[test]
+    fn ticks_near_zero_are_zero() {
+        // plotters' own ticks over (-1.1, 0.9) miss zero by round-off.
+        let raw = RangedCoordf64::from(-1.1..0.9).key_points(DEFAULT_TICKS);
+        assert!(
+            raw.iter().any(|&v| v != 0.0 && v.abs() < 1e-12),
+            "the example no longer shows the round-off: {raw:?}"
+        );
+        let ticks = linear_ticks(-1.1..0.9, DEFAULT_TICKS);
+        assert_eq!(ticks.len(), raw.len());
+        assert!(ticks.contains(&0.0), "{ticks:?}");
+        assert!(
+            ticks.iter().all(|&v| v == 0.0 || v.abs() > 0.1),
+            "{ticks:?}"
+        );
+        let step = tick_step(Scale::Linear, -1.1..0.9);
+        assert!((step - 0.2).abs() < 1e-9, "{step}");
+        let labels: Vec<String> = raw
+            .iter()
+            .map(|&v| tick_label(snap_to_zero(v, step)))
+            .collect();
+        assert!(labels.contains(&"0".to_string()), "{labels:?}");
+        assert!(!labels.iter().any(|l| l.contains("e-1")), "{labels:?}");
+        // Small values that are ticks of their own stay.
+        assert_eq!(snap_to_zero(1e-12, 1e-11), 1e-12);
+        assert_eq!(snap_to_zero(-2.2e-16, 0.2), 0.0);
+        assert!(tick_step(Scale::Log10, 1.0..100.0).is_nan());
     }
 
     #[test]

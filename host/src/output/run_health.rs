@@ -25,8 +25,8 @@
 use serde_json::{Value, json};
 
 use super::run_summary::RunSummary;
-use crate::draws::RunDraws;
-use crate::run::SamplerKind;
+use crate::draws::{ChainDraws, RunDraws, StepSizeOrigin};
+use crate::run::{MAX_TREE_DEPTH, SamplerKind};
 
 /// R̂ above this is a warning.
 pub const RHAT_WARNING: f64 = 1.01;
@@ -122,6 +122,53 @@ pub fn ebfmi(energy: &[f64]) -> f64 {
     }
 }
 
+/// Whether `chain` (with `quantities` values per draw) kept more than one
+/// draw, all identical.
+pub(crate) fn never_moved(chain: &ChainDraws, quantities: usize) -> bool {
+    chain.len() > 1
+        && quantities > 0
+        && chain.values.len() >= quantities
+        && chain
+            .values
+            .chunks(quantities)
+            .all(|row| row == &chain.values[..quantities])
+}
+
+/// What to do about transitions at the maximum tree depth `max`: raise it
+/// while it is below [`MAX_TREE_DEPTH`], else the metric or the model.
+fn tree_depth_advice(max: u32) -> String {
+    if max < MAX_TREE_DEPTH {
+        format!("raise --max-tree-depth, up to {MAX_TREE_DEPTH}, or use a better --metric")
+    } else {
+        format!(
+            "{MAX_TREE_DEPTH} is the largest --max-tree-depth; use a better --metric or \
+             reparameterise the model"
+        )
+    }
+}
+
+/// The step size that was not adapted, in words, by how it was chosen.
+fn unadapted_step_size(origin: StepSizeOrigin) -> &'static str {
+    match origin {
+        StepSizeOrigin::Given => "a fixed --step-size",
+        StepSizeOrigin::Pilot => "the pilot's step size",
+        StepSizeOrigin::Default => "the default step size, not adapted (no warm-up to adapt it in)",
+        StepSizeOrigin::Adapted | StepSizeOrigin::Unknown => "a step size that was not adapted",
+    }
+}
+
+/// What to do about a step size, chosen as `origin` says, that rejects
+/// nearly every proposal.
+fn unadapted_step_size_advice(origin: StepSizeOrigin) -> &'static str {
+    match origin {
+        StepSizeOrigin::Given => "lower --step-size or leave it out to adapt it",
+        StepSizeOrigin::Default => {
+            "give a --warmup to adapt the step size in, or a smaller --step-size"
+        }
+        _ => "give a smaller --step-size",
+    }
+}
+
 /// Judges `run` (with its [`RunSummary`]).
 pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
     let mut health = RunHealth::default();
@@ -138,14 +185,11 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
                 c.chain_id
             ));
         }
-        if n > 1 && q > 0 {
-            let first = &c.values[..q];
-            if c.values.chunks(q).all(|row| row == first) {
-                health.unusable.push(format!(
-                    "chain {}: never moved (all {n} kept draws are identical)",
-                    c.chain_id
-                ));
-            }
+        if never_moved(c, q) {
+            health.unusable.push(format!(
+                "chain {}: never moved (all {n} kept draws are identical)",
+                c.chain_id
+            ));
         }
         // NaN lp__ means "not computed" (minibatch samplers under `--lp none`
         // or `every N`); an exact sampler never keeps a NaN state, and a NaN
@@ -220,8 +264,10 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
     for (kind, low) in [("bulk", low_bulk), ("tail", low_tail)] {
         if let Some((name, e)) = low.filter(|(_, e)| *e < ess_floor) {
             health.warnings.push(format!(
-                "{kind} ESS is {e:.0} ({name}) < {ESS_PER_CHAIN} per chain ({ess_floor:.0} for \
-                 {chains} chains): too few effective draws for reliable estimates; run longer"
+                "{kind} ESS is {e:.0} ({name}) over {chains} chain{}, below {ess_floor:.0} \
+                 ({ESS_PER_CHAIN} per chain): too few effective draws for reliable estimates; \
+                 run longer",
+                if chains == 1 { "" } else { "s" }
             ));
         }
     }
@@ -258,7 +304,8 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
         if hits > 0 {
             health.warnings.push(format!(
                 "{hits} of {kept} transitions hit the maximum tree depth {max}: trajectories were \
-                 cut short (raise --max-tree-depth up to 10, or use a better --metric)"
+                 cut short ({})",
+                tree_depth_advice(max)
             ));
         }
     }
@@ -294,8 +341,10 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
             }
             None if mean_accept < FIXED_STEP_ACCEPTANCE => {
                 health.warnings.push(format!(
-                    "mean acceptance {mean_accept:.2} with a fixed --step-size: nearly every \
-                     proposal is rejected; lower --step-size or let it adapt"
+                    "mean acceptance {mean_accept:.2} with {}: nearly every proposal is \
+                     rejected; {}",
+                    unadapted_step_size(run.step_size_origin),
+                    unadapted_step_size_advice(run.step_size_origin)
                 ));
             }
             None => {}

@@ -66,8 +66,12 @@ pub struct ChainSummary {
 /// Everything the JSON and text summaries report about a run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSummary {
-    /// `lp__` over all chains.
+    /// `lp__` over all chains, from the draws it was computed for (a
+    /// minibatch sampler under `--lp every N` computes it for every N-th
+    /// kept draw only, under `--lp none` for none: NaN there).
     pub lp: Summary,
+    /// Kept draws, all chains, with a computed `lp__` (not NaN).
+    pub lp_computed: usize,
     /// One entry per reported quantity, in the run's order.
     pub quantities: Vec<QuantitySummary>,
     /// One entry per chain.
@@ -104,7 +108,8 @@ pub fn summarize_run(run: &RunDraws, known: Option<&KnownPosterior>) -> RunSumma
     let mut per_task: Vec<(Summary, Vec<f64>)> =
         parallel_map(count + 1, available_threads(), |j| {
             if j == count {
-                let lp_slices: Vec<&[f64]> = run.chains.iter().map(|c| c.lp.as_slice()).collect();
+                let computed = computed_lp(run);
+                let lp_slices: Vec<&[f64]> = computed.iter().map(Vec::as_slice).collect();
                 return (summarize(&lp_slices), Vec::new());
             }
             let chains = run.chains_of(j);
@@ -138,6 +143,11 @@ pub fn summarize_run(run: &RunDraws, known: Option<&KnownPosterior>) -> RunSumma
         .sum();
     RunSummary {
         lp,
+        lp_computed: run
+            .chains
+            .iter()
+            .map(|c| c.lp.iter().filter(|v| !v.is_nan()).count())
+            .sum(),
         chains: run
             .chains
             .iter()
@@ -152,6 +162,17 @@ pub fn summarize_run(run: &RunDraws, known: Option<&KnownPosterior>) -> RunSumma
         ess_per_second: ratio(min_ess_bulk, seconds),
         ess_per_gradient: ratio(min_ess_bulk, gradient_evaluations as f64),
     }
+}
+
+/// Each chain's `lp__` where it was computed (NaN marks a draw it was not
+/// computed for; see [`ChainDraws::lp`]). Under `--lp every N` the values
+/// are every N-th kept draw, itself a Markov chain (thinned), so its
+/// diagnostics hold.
+fn computed_lp(run: &RunDraws) -> Vec<Vec<f64>> {
+    run.chains
+        .iter()
+        .map(|c| c.lp.iter().copied().filter(|v| !v.is_nan()).collect())
+        .collect()
 }
 
 fn compare(stats: &Summary, known: &KnownPosterior, j: usize) -> Option<TruthComparison> {

@@ -3,10 +3,12 @@
 
 use std::fmt::Write as _;
 
+use super::run_health::never_moved;
 use super::run_summary::{RunSummary, summarize_run};
 use crate::diagnostics::Summary;
 use crate::draws::RunDraws;
 use crate::model::KnownPosterior;
+use crate::run::{LP_AUTO_MAX_DATA, sampler_label};
 
 /// A `stansummary`-like table: one row for `lp__` and one per quantity with
 /// mean, MCSE, sd, 5/50/95% quantiles, bulk and tail ESS and R̂; with `known`,
@@ -62,7 +64,7 @@ pub fn summary_table_with(
         out,
         "target {}, sampler {}: {} chain{}, {} draws{}",
         run.target,
-        run.sampler,
+        sampler_label(&run.sampler, run.metric),
         run.chains.len(),
         if run.chains.len() == 1 { "" } else { "s" },
         draws.iter().sum::<usize>(),
@@ -91,7 +93,8 @@ pub fn summary_table_with(
     let _ = writeln!(out, "{}", header.trim_end());
     let _ = writeln!(out);
 
-    let _ = writeln!(out, "{}", row("lp__", &summary.lp, name_width));
+    let kept: usize = draws.iter().sum();
+    let _ = writeln!(out, "{}", lp_row(summary, kept, name_width));
     for q in &summary.quantities {
         let mut line = row(&q.name, &q.stats, name_width);
         if let Some(t) = &q.truth {
@@ -112,14 +115,22 @@ pub fn summary_table_with(
         let _ = writeln!(
             out,
             "chain {}: acceptance {}, {} divergent, step size {}, {} gradients, \
-             {:.3} s warm-up + {:.3} s sampling{lp}",
+             {:.3} s warm-up ({} draws) + {:.3} s sampling{lp}",
             c.chain_id,
             significant(c.acceptance_mean),
             c.divergences,
             significant(c.step_size_mean),
             c.gradient_evaluations,
             c.warmup_seconds,
+            c.warmup_draws,
             c.sampling_seconds
+        );
+    }
+    if summary.lp_computed > 0 && summary.lp_computed < kept {
+        let _ = writeln!(
+            out,
+            "lp__ is summarised over the {} of {kept} kept draws it was computed for (--lp every N)",
+            summary.lp_computed
         );
     }
     match summary.slowest {
@@ -134,10 +145,45 @@ pub fn summary_table_with(
             );
         }
         None => {
-            let _ = writeln!(out, "no quantity has a finite bulk ESS (too few draws?)");
+            let _ = writeln!(
+                out,
+                "no quantity has a finite bulk ESS {}",
+                no_ess_reason(run)
+            );
         }
     }
     out
+}
+
+/// The `lp__` row: its statistics, or why there are none when no draw has
+/// `lp__` (a minibatch sampler under `--lp none`).
+fn lp_row(summary: &RunSummary, kept: usize, name_width: usize) -> String {
+    if summary.lp_computed == 0 && kept > 0 {
+        format!(
+            "{:name_width$}not computed (--lp none, the default above {LP_AUTO_MAX_DATA} data \
+             points: each costs a full-data pass; --lp every N computes some)",
+            "lp__"
+        )
+    } else {
+        row("lp__", &summary.lp, name_width)
+    }
+}
+
+/// Why no quantity has a finite bulk ESS, in parentheses.
+fn no_ess_reason(run: &RunDraws) -> String {
+    let quantities = run.names.len();
+    let stuck = run
+        .chains
+        .iter()
+        .filter(|c| never_moved(c, quantities))
+        .count();
+    if stuck > 0 && stuck == run.chains.len() {
+        "(the chains did not move: each kept one draw throughout)".into()
+    } else if stuck > 0 {
+        format!("({stuck} of {} chains did not move)", run.chains.len())
+    } else {
+        "(too few draws?)".into()
+    }
 }
 
 fn row(name: &str, s: &Summary, name_width: usize) -> String {

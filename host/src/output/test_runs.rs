@@ -57,6 +57,7 @@ pub(crate) fn gaussian_run(chains: usize, draws: usize, quantities: usize, seed:
         chains,
         target_acceptance: None,
         max_tree_depth: None,
+        ..RunDraws::default()
     }
 }
 

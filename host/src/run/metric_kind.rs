@@ -47,6 +47,21 @@ impl MetricKind {
     }
 }
 
+/// A sampler's name as the terminal shows it: NUTS with its metric
+/// (`nuts (metric lbfgs)`), the other samplers (`metric` `None`) as they are.
+///
+/// ```
+/// use qnmc_host::run::{MetricKind, sampler_label};
+/// assert_eq!(sampler_label("nuts", Some(MetricKind::Lbfgs)), "nuts (metric lbfgs)");
+/// assert_eq!(sampler_label("hmc", None), "hmc");
+/// ```
+pub fn sampler_label(sampler: &str, metric: Option<MetricKind>) -> String {
+    match metric {
+        Some(m) => format!("{sampler} (metric {m})"),
+        None => sampler.to_string(),
+    }
+}
+
 impl fmt::Display for MetricKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

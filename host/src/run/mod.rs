@@ -68,7 +68,7 @@ pub use dispatch::{
     DIMENSIONS, MEMORY_SIZES, NUTS_DIMENSIONS, NUTS_LARGE_MEMORY, memory_bucket, nuts_dimension,
     padded_dimension,
 };
-pub use metric_kind::{MAX_DENSE_DIMENSION, MetricKind};
+pub use metric_kind::{MAX_DENSE_DIMENSION, MetricKind, sampler_label};
 pub use pilot::{PilotLengths, SgDefaults, apply_pilot};
 pub use progress::Progress;
 pub use reference::{ReferenceSettings, reference_posterior};
@@ -76,13 +76,13 @@ pub use sampler_kind::{SamplerKind, UnknownSampler};
 pub use samplers::{ENSEMBLE_MEMORY, ENSEMBLE_WALKERS};
 pub use settings::{
     DEFAULT_NUTS_EARLY_END, DEFAULT_NUTS_METRIC, HAMCMC_MEMORY_SIZES, LP_AUTO_MAX_DATA, LpMode,
-    MAX_QNHMC_MEMORY, RunSettings, chain_seed, default_step_size,
+    MAX_QNHMC_MEMORY, MAX_TREE_DEPTH, RunSettings, chain_seed, default_step_size,
 };
 
 use chain::ChainJob;
 use dispatch::{with_dimension, with_memory, with_nuts_dimension};
 
-use crate::draws::RunDraws;
+use crate::draws::{RunDraws, StepSizeOrigin};
 use crate::model::Model;
 
 /// Stack of each chain's thread: the quasi-Newton samplers keep their L-BFGS
@@ -202,18 +202,30 @@ pub fn run(
             .map(one_chain)
             .collect::<Result<Vec<_>, _>>()
     })?;
+    let step_size_origin = step_size_origin(sampler, settings);
     Ok(RunDraws {
         target: model.name(),
         sampler: sampler.name().to_string(),
         settings: describe(model, sampler, settings, d),
         names: model.output_names(),
         chains,
-        target_acceptance: (sampler.adapts_step_size()
-            && settings.step_size.is_none()
-            && settings.warmup > 0)
+        target_acceptance: step_size_origin
+            .adapted()
             .then(|| settings.target_acceptance_for(sampler)),
         max_tree_depth: (sampler == SamplerKind::Nuts).then(|| settings.max_tree_depth_for()),
+        step_size_origin,
+        metric: (sampler == SamplerKind::Nuts).then(|| settings.metric_for(sampler)),
     })
+}
+
+/// How `settings` choose the step size of `sampler`.
+fn step_size_origin(sampler: SamplerKind, settings: &RunSettings) -> StepSizeOrigin {
+    match settings.step_size {
+        Some(_) if settings.pilot.is_some() => StepSizeOrigin::Pilot,
+        Some(_) => StepSizeOrigin::Given,
+        None if sampler.adapts_step_size() && settings.warmup > 0 => StepSizeOrigin::Adapted,
+        None => StepSizeOrigin::Default,
+    }
 }
 
 fn unsupported(d: usize) -> Result<crate::draws::ChainDraws, RunError> {

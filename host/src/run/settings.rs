@@ -124,6 +124,10 @@ pub struct RunSettings {
     pub pilot: Option<super::SgDefaults>,
 }
 
+/// The largest `--max-tree-depth` (Stan's default and cap: at most 1023
+/// leapfrog steps per transition).
+pub const MAX_TREE_DEPTH: u32 = 10;
+
 /// Consecutive quiet slow windows that must keep the metric before NUTS ends
 /// its warm-up early (docs/NUTS.md, "Early end").
 pub const DEFAULT_NUTS_EARLY_END: u32 = 2;
@@ -176,16 +180,21 @@ pub enum LpMode {
 }
 
 impl LpMode {
-    /// The mode `--lp` names: `full`, `none`, or `every N` (N ≥ 1).
+    /// The mode `--lp` names: `full`, `none`, or `every N` (N ≥ 1), as two
+    /// arguments or one (`--lp 'every 10'`, the form `--help` shows).
     ///
     /// ```
     /// use qnmc_host::run::LpMode;
     /// assert_eq!(LpMode::from_words(&["every", "10"]).unwrap(), LpMode::Every(10));
+    /// assert_eq!(LpMode::from_words(&["every 10"]).unwrap(), LpMode::Every(10));
     /// assert_eq!(LpMode::from_words(&["none"]).unwrap(), LpMode::None);
     /// assert!(LpMode::from_words(&["every", "0"]).is_err());
     /// ```
     pub fn from_words<S: AsRef<str>>(words: &[S]) -> Result<Self, String> {
-        let words: Vec<&str> = words.iter().map(AsRef::as_ref).collect();
+        let words: Vec<&str> = words
+            .iter()
+            .flat_map(|w| w.as_ref().split_whitespace())
+            .collect();
         match words.as_slice() {
             ["full"] => Ok(LpMode::Full),
             ["none"] => Ok(LpMode::None),
@@ -317,9 +326,9 @@ impl RunSettings {
             }
         }
         if let Some(d) = self.max_tree_depth {
-            if !(1..=10).contains(&d) {
+            if !(1..=MAX_TREE_DEPTH).contains(&d) {
                 return Err(format!(
-                    "--max-tree-depth must be between 1 and 10, got {d}"
+                    "--max-tree-depth must be between 1 and {MAX_TREE_DEPTH}, got {d}"
                 ));
             }
         }
@@ -362,7 +371,7 @@ impl RunSettings {
 
     /// NUTS maximum tree depth, default applied.
     pub fn max_tree_depth_for(&self) -> u32 {
-        self.max_tree_depth.unwrap_or(10)
+        self.max_tree_depth.unwrap_or(MAX_TREE_DEPTH)
     }
 
     /// NUTS early end (quiet kept windows; 0: never), default applied.

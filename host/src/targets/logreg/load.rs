@@ -17,6 +17,39 @@ const HEART: &str = include_str!("../../../data/heart/heart.csv");
 /// The prior variance of the papers: w ~ N(0, 100·I).
 pub const PAPER_PRIOR_VARIANCE: f64 = 100.0;
 
+/// The largest covariate magnitude a CSV may hold without standardisation:
+/// the curvature of the log density sums x² over the rows, which overflows
+/// above about 1.3e154 for a single row.
+pub const MAX_RAW_COVARIATE: f64 = 1e150;
+
+/// Separators a one-column header is checked for, with their
+/// `--delimiter` names.
+const OTHER_SEPARATORS: [(char, &str); 5] = [
+    (';', "semicolon"),
+    ('\t', "tab"),
+    ('|', "'|'"),
+    (',', "comma"),
+    (' ', "whitespace"),
+];
+
+/// When `header` is one column holding another separator than the one the
+/// file was read with (a semicolon-separated file read as CSV), the
+/// `--delimiter` that would split it, as the end of a sentence.
+fn separator_hint(header: &[String], used: Separator) -> Option<String> {
+    let [only] = header else {
+        return None;
+    };
+    let (c, name) = OTHER_SEPARATORS
+        .iter()
+        .filter(|(c, _)| Separator::from_name(&c.to_string()) != Ok(used))
+        .max_by_key(|(c, _)| only.matches(*c).count())
+        .filter(|(c, _)| only.contains(*c))?;
+    Some(format!(
+        " (one column: the header holds {:?}; if the file is separated by it, pass --delimiter {name})",
+        c.to_string()
+    ))
+}
+
 /// How to turn a user's CSV file into a logistic regression
 /// ([`LogisticRegressionModel::from_csv`]).
 #[derive(Debug, Clone, PartialEq)]
@@ -375,8 +408,9 @@ impl LogisticRegressionModel {
                     path,
                     InputErrorKind::MissingColumn,
                     format!(
-                        "no column named {name:?}; the columns are {}",
-                        list.join(", ")
+                        "no column named {name:?}; the columns are {}{}",
+                        list.join(", "),
+                        separator_hint(&header, options.separator).unwrap_or_default()
                     ),
                 )
                 .at(header_line, None)
@@ -431,6 +465,18 @@ impl LogisticRegressionModel {
                     continue;
                 }
                 *value = match cell.parse::<f64>() {
+                    Ok(v) if !options.standardize && v.abs() > MAX_RAW_COVARIATE => {
+                        return Err(at(
+                            c,
+                            format!(
+                                "cell {cell:?} in column {:?} is too large to use as it is \
+                                 (--no-standardize): beyond {MAX_RAW_COVARIATE:e} the squares \
+                                 the log density's curvature sums overflow; rescale the column, \
+                                 or leave out --no-standardize",
+                                header[c]
+                            ),
+                        ));
+                    }
                     Ok(v) if v.is_finite() => v,
                     Ok(_) => {
                         return Err(at(
