@@ -121,6 +121,7 @@ pub mod random;
 mod real;
 pub mod samplers;
 mod stats;
+mod symmetric_eigen;
 mod target;
 pub mod vector_extensions;
 

@@ -19,25 +19,28 @@ use crate::qnmcside;
 /// Who runs a configuration and with how many warm-up draws.
 #[derive(Clone, Copy)]
 enum Engine {
-    Qnmc(Option<MetricKind>),
+    /// qnmc's NUTS with this `--metric` (`None`: the default) and
+    /// `--window-covariance` on or off.
+    Qnmc(Option<MetricKind>, bool),
     NutsRs(NutsRsMetric),
 }
 
 /// The benchmark's configurations: qnmc's default NUTS (quasi-Newton
-/// metric), `--metric diag` and `--metric dense`, all with the CLI's default
-/// warm-up (500);
+/// metric), with `--window-covariance`, `--metric diag` and `--metric
+/// dense`, all with the CLI's default warm-up (500);
 /// nuts-rs low-rank and diagonal with tuning 500 (nutpie's documented
 /// default) and 1000 (the nuts-rs crate's default).
-const CONFIGS: [(&str, Engine, usize); 7] = [
-    ("qnmc-nuts", Engine::Qnmc(None), 500),
+const CONFIGS: [(&str, Engine, usize); 8] = [
+    ("qnmc-nuts", Engine::Qnmc(None, false), 500),
+    ("qnmc-nuts-wincov", Engine::Qnmc(None, true), 500),
     (
         "qnmc-nuts-diag",
-        Engine::Qnmc(Some(MetricKind::Diagonal)),
+        Engine::Qnmc(Some(MetricKind::Diagonal), false),
         500,
     ),
     (
         "qnmc-nuts-dense",
-        Engine::Qnmc(Some(MetricKind::Dense)),
+        Engine::Qnmc(Some(MetricKind::Dense), false),
         500,
     ),
     (
@@ -98,8 +101,9 @@ fn run_one(
             seed,
             init_radius: 2.0,
         })?,
-        Engine::Qnmc(metric) => {
+        Engine::Qnmc(metric, window_covariance) => {
             let settings = RunSettings {
+                window_covariance,
                 chains: args.chains,
                 warmup,
                 draws: args.draws,
@@ -230,7 +234,7 @@ pub fn main(args: &BenchArgs<'_>) -> Result<(), String> {
     let mut samplers: Vec<String> = configs.iter().map(|(k, _, _)| k.to_string()).collect();
     let qnmc: Vec<&str> = configs
         .iter()
-        .filter(|(_, e, _)| matches!(e, Engine::Qnmc(_)))
+        .filter(|(_, e, _)| matches!(e, Engine::Qnmc(..)))
         .map(|(k, _, _)| *k)
         .collect();
     let mut peers: Vec<&str> = configs

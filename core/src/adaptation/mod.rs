@@ -42,6 +42,7 @@ mod nuts_warmup;
 mod scale_shrinkage;
 mod schedule;
 mod welford;
+mod window_covariance;
 
 pub use lbfgs_estimator::{DEFAULT_RANK_TOLERANCE, LbfgsEstimator, LbfgsEstimatorSettings};
 pub use lbfgs_start::LbfgsStartDiagonalEstimator;

@@ -10,6 +10,7 @@ use crate::lbfgs::LbfgsMemory;
 use crate::linalg::{
     axpy, axpy_many, axpy_many_then_scale, dot_wide, dot_wide_many, store_and_dot_wide_many,
 };
+use crate::symmetric_eigen::{SquareStorage, jacobi};
 use crate::vector_extensions::at_length;
 
 /// Directions per pass of [`LbfgsMetric`]'s O(rD) operations: 4 where the
@@ -114,9 +115,6 @@ fn group_coefficients<T: Real, const K: usize>(c: &[T]) -> [T; K] {
     core::array::from_fn(|k| c.get(k).copied().unwrap_or(T::ZERO))
 }
 
-/// Most Jacobi sweeps (each sweep rotates every off-diagonal pair once).
-const MAX_JACOBI_SWEEPS: usize = 50;
-
 /// A 2M × 2M matrix in fixed storage (const generics cannot say 2M): entry
 /// (i, j) is `self.0[i / M][i % M][j / M][j % M]`, reached through the
 /// flattened rows.
@@ -143,6 +141,13 @@ impl<T: Real, const M: usize> Square<T, M> {
         self.0.as_flattened_mut()[i].as_flattened_mut()
     }
 
+    /// `true` when the leading n × n block is finite.
+    fn leading_block_finite(&self, n: usize) -> bool {
+        (0..n).all(|i| self.row(i).iter().take(n).all(|x| x.is_finite()))
+    }
+}
+
+impl<T: Real, const M: usize> SquareStorage<T> for Square<T, M> {
     #[inline]
     fn get(&self, i: usize, j: usize) -> T {
         self.row(i)[j]
@@ -153,18 +158,12 @@ impl<T: Real, const M: usize> Square<T, M> {
         self.row_mut(i)[j] = value;
     }
 
-    /// The n × n identity in the leading block, zero elsewhere.
     fn set_identity(&mut self, n: usize) {
         for (i, row) in self.0.as_flattened_mut().iter_mut().enumerate() {
             for (j, x) in row.as_flattened_mut().iter_mut().enumerate() {
                 *x = if i == j && i < n { T::ONE } else { T::ZERO };
             }
         }
-    }
-
-    /// `true` when the leading n × n block is finite.
-    fn leading_block_finite(&self, n: usize) -> bool {
-        (0..n).all(|i| self.row(i).iter().take(n).all(|x| x.is_finite()))
     }
 }
 
@@ -830,66 +829,6 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
     #[inline]
     pub fn pairs_skipped(&self) -> usize {
         self.pairs_skipped
-    }
-}
-
-/// Cyclic Jacobi on the leading n × n block of the symmetric `g`: on return
-/// its diagonal holds the eigenvalues and `e` (set to I first) the
-/// eigenvectors as columns, g₀ = E diag(g) Eᵀ. Rows and columns are rotated
-/// in the fixed order (0,1), (0,2), …, (n−2, n−1); an off-diagonal entry below
-/// ε·√|gₚₚ gqq| is set to zero instead; the sweeps stop when one rotates
-/// nothing, or after [`MAX_JACOBI_SWEEPS`].
-fn jacobi<T: Real, const M: usize>(g: &mut Square<T, M>, e: &mut Square<T, M>, n: usize) {
-    e.set_identity(n);
-    for _sweep in 0..MAX_JACOBI_SWEEPS {
-        let mut rotated = false;
-        for p in 0..n {
-            for q in p + 1..n {
-                let gpq = g.get(p, q);
-                if gpq == T::ZERO {
-                    continue;
-                }
-                let (gpp, gqq) = (g.get(p, p), g.get(q, q));
-                if gpq.abs() <= T::EPSILON * gpp.abs().sqrt() * gqq.abs().sqrt() {
-                    g.set(p, q, T::ZERO);
-                    g.set(q, p, T::ZERO);
-                    continue;
-                }
-                rotated = true;
-                // tan of the rotation angle, the smaller root (Rutishauser).
-                let theta = (gqq - gpp) / (gpq + gpq);
-                let theta2 = theta * theta;
-                let t = if theta2.is_finite() {
-                    let t = T::ONE / (theta.abs() + (theta2 + T::ONE).sqrt());
-                    if theta < T::ZERO { -t } else { t }
-                } else {
-                    T::HALF / theta
-                };
-                let c = T::ONE / (t * t + T::ONE).sqrt();
-                let s = t * c;
-                g.set(p, p, gpp - t * gpq);
-                g.set(q, q, gqq + t * gpq);
-                g.set(p, q, T::ZERO);
-                g.set(q, p, T::ZERO);
-                for k in 0..n {
-                    if k != p && k != q {
-                        let (gkp, gkq) = (g.get(k, p), g.get(k, q));
-                        let kp = c * gkp - s * gkq;
-                        let kq = s * gkp + c * gkq;
-                        g.set(k, p, kp);
-                        g.set(p, k, kp);
-                        g.set(k, q, kq);
-                        g.set(q, k, kq);
-                    }
-                    let (ekp, ekq) = (e.get(k, p), e.get(k, q));
-                    e.set(k, p, c * ekp - s * ekq);
-                    e.set(k, q, s * ekp + c * ekq);
-                }
-            }
-        }
-        if !rotated {
-            break;
-        }
     }
 }
 

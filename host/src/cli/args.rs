@@ -195,6 +195,12 @@ pub struct SamplerArgs {
     /// always run the whole --warmup).
     #[arg(long, value_name = "N")]
     pub early_end: Option<u32>,
+    /// NUTS with --metric lbfgs, a model of dimension <= --memory: at each
+    /// warm-up window's end also try the metric of the window's covariances
+    /// of the draws and gradients (faster on small correlated regressions,
+    /// but it failed a latent Gaussian process; off by default).
+    #[arg(long)]
+    pub window_covariance: bool,
     /// Minibatch samplers without an MH test (hamcmc, sgld, …): `lp__` for
     /// `full` (every kept draw), `none`, or `every N` kept draws; each costs a
     /// full-data pass, timed apart from sampling. Default: full up to 10 000

@@ -309,8 +309,13 @@ fn describe(
                 match (metric, s.step_size) {
                     (_, Some(_)) => format!("{metric} (not adapted: the step size is fixed)"),
                     (MetricKind::Lbfgs, None) => format!(
-                        "{metric}: diagonal base plus up to {} conjugated pairs between warm-up draws",
-                        s.memory_for(sampler)
+                        "{metric}: diagonal base plus up to {} conjugated pairs between warm-up draws{}",
+                        s.memory_for(sampler),
+                        if s.window_covariance {
+                            ", or the window's covariance metric (--window-covariance)"
+                        } else {
+                            ""
+                        }
                     ),
                     (_, None) => format!("{metric}, learned in Stan's slow windows"),
                 },

@@ -117,6 +117,11 @@ pub struct RunSettings {
     /// kept the metric (`AdaptiveNuts::set_early_end`; 0: never). `None`:
     /// [`DEFAULT_NUTS_EARLY_END`].
     pub early_end: Option<u32>,
+    /// NUTS with the quasi-Newton metric: also score the window's
+    /// covariance metric at each window end, for a model of dimension ≤ the
+    /// memory (`LbfgsEstimatorSettings::window_covariance`; off by default,
+    /// docs/NUTS.md "The window's covariance metric").
+    pub window_covariance: bool,
     /// What the pilot of a stochastic-gradient sampler chose
     /// ([`apply_pilot`](super::apply_pilot) sets it with the step size, γ,
     /// friction, warm-up and thinning it wrote here). Its `inverse_metric`
@@ -158,6 +163,7 @@ impl Default for RunSettings {
             metric: None,
             max_tree_depth: None,
             early_end: None,
+            window_covariance: false,
             lp: None,
             pilot: None,
         }
