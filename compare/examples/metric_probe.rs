@@ -34,43 +34,10 @@ impl<const D: usize> Potential<f64, D> for W<'_> {
     }
 }
 
+/// Eigenvalues of the symmetric `a`, ascending.
 fn jacobi(a: &mut [Vec<f64>]) -> Vec<f64> {
-    let n = a.len();
-    for _ in 0..100 {
-        let mut off = 0.0;
-        for p in 0..n {
-            for q in p + 1..n {
-                off += a[p][q] * a[p][q];
-            }
-        }
-        if off < 1e-30 {
-            break;
-        }
-        for p in 0..n {
-            for q in p + 1..n {
-                if a[p][q].abs() < 1e-300 {
-                    continue;
-                }
-                let th = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
-                let t = th.signum() / (th.abs() + (th * th + 1.0).sqrt());
-                let t = if th == 0.0 { 1.0 } else { t };
-                let c = 1.0 / (t * t + 1.0).sqrt();
-                let s = t * c;
-                for k in 0..n {
-                    let (akp, akq) = (a[k][p], a[k][q]);
-                    a[k][p] = c * akp - s * akq;
-                    a[k][q] = s * akp + c * akq;
-                }
-                for k in 0..n {
-                    let (apk, aqk) = (a[p][k], a[q][k]);
-                    a[p][k] = c * apk - s * aqk;
-                    a[q][k] = s * apk + c * aqk;
-                }
-            }
-        }
-    }
-    let mut e: Vec<f64> = (0..n).map(|i| a[i][i]).collect();
-    e.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let (mut e, _) = eigh(a);
+    e.sort_by(|x, y| x.total_cmp(y));
     e
 }
 
