@@ -14,7 +14,9 @@
 //! eigenvalues, and κ = cond(H⁻¹Σ) against the covariance Σ of all kept
 //! draws; then what NUTS with the dense geometric-mean metric of each
 //! chain's first 50/100/200 kept draws (`geomean`) would cost per draw.
-//! `VERBOSE=1` prints the warm-up every 25 draws. Dimensions 3–13 and 26.
+//! `VERBOSE=1` prints the warm-up every 25 draws; `WINCOV=1` turns on the
+//! window's covariance candidate (`--window-covariance`). Dimensions 3–13
+//! and 26.
 // Small dense linear algebra written index by index, as in the formulas.
 #![allow(clippy::needless_range_loop, clippy::type_complexity, clippy::borrowed_box)]
 use qnmc::adaptation::{
@@ -227,6 +229,7 @@ fn run<const D: usize>(model: &StanModel, seed: u64, dense: bool) {
                 c.set_early_end(2);
                 c.set_jitter(0.1).unwrap();
                 let mut grads_kept = 0u64;
+                let mut divergent_kept = 0u64;
                 let mut depth_sum = 0u64;
                 let mut kept = 0;
                 let verbose = std::env::var("VERBOSE").is_ok();
@@ -245,6 +248,7 @@ fn run<const D: usize>(model: &StanModel, seed: u64, dense: bool) {
                     if !warm {
                         kept += 1;
                         grads_kept += st.gradient_evaluations as u64;
+                        divergent_kept += st.divergent as u64;
                         depth_sum += st.tree_depth as u64;
                         all.push(*c.position());
                         chain_x.push(c.position().to_vec());
@@ -270,7 +274,7 @@ fn run<const D: usize>(model: &StanModel, seed: u64, dense: bool) {
                 metrics.push(h);
                 fixed_inputs.push((chain_x.clone(), chain_g.clone()));
                 println!(
-                    "chain {chain} {}: warm-up {} draws, {} grads; eps {:.4}; kept grads/draw {:.1}, depth {:.2} {}",
+                    "chain {chain} {}: warm-up {} draws, {} grads; eps {:.4}; kept grads/draw {:.1}, depth {:.2}, divergent {divergent_kept} {}",
                     $label,
                     c.warmup_draws(),
                     c.warmup_gradient_evaluations(),
@@ -294,6 +298,7 @@ fn run<const D: usize>(model: &StanModel, seed: u64, dense: bool) {
         } else {
             let mut es = LbfgsEstimatorSettings::new(DEFAULT_RANK_TOLERANCE);
             es.max_pairs = 20;
+            es.window_covariance = std::env::var("WINCOV").is_ok();
             let c = AdaptiveNuts::<f64, D, LbfgsEstimator<f64, D, 20>>::new_boxed(
                 settings,
                 WarmupSchedule::after_optimization(500).unwrap(),
