@@ -58,9 +58,9 @@ pub(crate) struct WindowCovariance<T, const K: usize> {
     a: [[T; K]; K],
     /// Scratch: V, the eigenvectors of G̃.
     v: [[T; K]; K],
-    /// Scratch: W, the eigenvectors of G̃^{1/2} C̃ G̃^{1/2}.
+    /// Scratch: C̃ G̃^{1/2}, then W, the eigenvectors of G̃^{1/2} C̃ G̃^{1/2}.
     w: [[T; K]; K],
-    /// Scratch: G̃^{1/2}, then C̃ G̃^{1/2}.
+    /// Scratch: G̃^{1/2}.
     root: [[T; K]; K],
 }
 
