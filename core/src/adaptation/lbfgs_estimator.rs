@@ -45,7 +45,7 @@
 //! Gaussian's dominant direction in every run (issue 10's measurement).
 
 use super::covariance_product::CovarianceProduct;
-use super::lbfgs_start::{LbfgsStart, inverse_hessian_diagonal, optimize_start};
+use super::lbfgs_start::{LbfgsStart, inverse_hessian_diagonal, optimize_start, typical_start};
 use super::metric_estimators::{
     DiagonalEstimator, MetricChange, MetricEstimator, clamp_variance, variances_from_gradient,
 };
@@ -482,14 +482,8 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         let mut v = [T::ZERO; D];
         metric.momentum_from_normals(normals, &mut p);
         metric.velocity(&p, &mut v);
-        let mut start = outcome.position;
-        for i in 0..D {
-            start[i] += v[i];
-        }
-        if !crate::linalg::all_finite(&start) {
-            start = outcome.position;
-        }
-        Some((start, outcome.gradient_evaluations))
+        let (start, evaluations) = typical_start(target, &outcome, &v, normals);
+        Some((start, outcome.gradient_evaluations + evaluations))
     }
 
     /// Conjugates the pool's pairs (most informative first) into the memory.

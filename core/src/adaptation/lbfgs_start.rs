@@ -84,6 +84,61 @@ pub(crate) fn optimize_start<T: Real, const D: usize, const M: usize, P: Potenti
     Some(LbfgsStart::Optimum(outcome))
 }
 
+/// How far above U at the optimum a start drawn from the start metric may
+/// lie, in units of ½‖z‖² (z the standard normals the draw was made from):
+/// on a Gaussian whose Hessian the metric matches, U(start) − U(optimum) is
+/// exactly ½‖z‖², so ten times that (plus [`START_EXCESS_SLACK`]) only
+/// catches a metric that is far too wide in some direction.
+pub(crate) const START_EXCESS_FACTOR: f64 = 10.0;
+
+/// Added to the bound of [`START_EXCESS_FACTOR`] (for small ‖z‖).
+pub(crate) const START_EXCESS_SLACK: f64 = 10.0;
+
+/// Halvings of the displacement [`typical_start`] tries before it starts at
+/// the optimum itself.
+pub(crate) const START_HALVINGS: u32 = 10;
+
+/// The chain's start: `optimum` moved by `displacement` (a draw from the
+/// start metric made from `normals`), halved while U there is not finite or
+/// exceeds U(optimum) by more than [`START_EXCESS_FACTOR`]·½‖z‖² +
+/// [`START_EXCESS_SLACK`]; the optimum itself after [`START_HALVINGS`]
+/// halvings. Returns the start and the target evaluations spent (one per
+/// trial).
+///
+/// Why: the path's pairs can leave a direction with a variance far too
+/// large. posteriordb's gp_pois_regr (seed 5, chain 4) drew a start with
+/// U ≈ 6·10⁴⁷ from an optimum at U ≈ −976: dual averaging drove ε to 10⁻³⁴
+/// and the chain never moved.
+pub(crate) fn typical_start<T: Real, const D: usize, P: Potential<T, D>>(
+    target: &P,
+    optimum: &MinimizeOutcome<T, D>,
+    displacement: &[T; D],
+    normals: &[T; D],
+) -> ([T; D], u32) {
+    let half_norm = T::HALF * crate::linalg::dot(normals, normals);
+    let bound = optimum.potential
+        + T::from_f64(START_EXCESS_FACTOR) * half_norm
+        + T::from_f64(START_EXCESS_SLACK);
+    let mut scale = T::ONE;
+    let mut start = optimum.position;
+    let mut gradient = [T::ZERO; D];
+    let mut evaluations = 0;
+    for _ in 0..=START_HALVINGS {
+        for i in 0..D {
+            start[i] = optimum.position[i] + scale * displacement[i];
+        }
+        if crate::linalg::all_finite(&start) {
+            let u = target.potential_and_gradient(&start, &mut gradient);
+            evaluations += 1;
+            if u.is_finite() && u <= bound {
+                return (start, evaluations);
+            }
+        }
+        scale *= T::HALF;
+    }
+    (optimum.position, evaluations)
+}
+
 /// The diagonal of the path's L-BFGS inverse Hessian (D two-loop products,
 /// once per chain), each entry clamped to the estimators' variance bounds,
 /// γ where an entry is not positive and finite. Not the scalar γ alone: with
@@ -217,14 +272,12 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D>
         if metric.set_variances(&variances).is_err() {
             return Some((*position, outcome.gradient_evaluations));
         }
-        let mut start = outcome.position;
+        let mut displacement = [T::ZERO; D];
         for i in 0..D {
-            start[i] += variances[i].sqrt() * normals[i];
+            displacement[i] = variances[i].sqrt() * normals[i];
         }
-        if !crate::linalg::all_finite(&start) {
-            start = outcome.position;
-        }
-        Some((start, outcome.gradient_evaluations))
+        let (start, evaluations) = typical_start(target, &outcome, &displacement, normals);
+        Some((start, outcome.gradient_evaluations + evaluations))
     }
 
     fn observe(&mut self, position: &[T; D], gradient: &[T; D], metric: &DiagonalMetric<T, D>) {
@@ -373,5 +426,76 @@ mod tests {
             }
         }
         assert!(plain_off >= 2, "{plain_off} of 10 plain warm-ups off");
+    }
+
+    /// U = ½‖x‖² + e^{5x₀} − 1 − 5x₀: minimum 0 at 0, and a wall of
+    /// e^{5x₀} that a metric 26 times too wide along x₀ lands far up.
+    struct Wall;
+    impl Potential<f64, 2> for Wall {
+        fn potential_and_gradient(&self, x: &[f64; 2], g: &mut [f64; 2]) -> f64 {
+            let e = (5.0 * x[0]).exp();
+            *g = [x[0] + 5.0 * e - 5.0, x[1]];
+            0.5 * (x[0] * x[0] + x[1] * x[1]) + e - 1.0 - 5.0 * x[0]
+        }
+    }
+
+    fn optimum_of_wall() -> MinimizeOutcome<f64, 2> {
+        MinimizeOutcome {
+            position: [0.0; 2],
+            gradient: [0.0; 2],
+            potential: 0.0,
+            iterations: 1,
+            gradient_evaluations: 1,
+            converged: true,
+        }
+    }
+
+    #[test]
+    fn a_start_far_up_a_wall_is_halved_back() {
+        // z = (1, 0): the bound is 0 + 10·½ + 10 = 15. Displacement 10 along
+        // x₀ gives U ≈ e⁵⁰; 5, 2.5, 1.25 and 0.625 are still above 15
+        // (U(0.625) ≈ 18.8); 0.3125 gives U ≈ 2.3.
+        let (start, evaluations) =
+            typical_start(&Wall, &optimum_of_wall(), &[10.0, 0.0], &[1.0, 0.0]);
+        assert_eq!(start, [0.3125, 0.0]);
+        assert_eq!(evaluations, 6);
+        let mut g = [0.0; 2];
+        let u = Wall.potential_and_gradient(&start, &mut g);
+        assert!(u > 2.0 && u < 2.5, "{u}");
+    }
+
+    #[test]
+    fn a_start_where_the_metric_fits_is_kept() {
+        // Along x₁ the wall is a unit Gaussian: displacement z itself gives
+        // exactly ½z², kept after one evaluation, even for a large |z|.
+        for z in [0.1, 1.0, 3.0, 6.0] {
+            let (start, evaluations) =
+                typical_start(&Wall, &optimum_of_wall(), &[0.0, z], &[0.0, z]);
+            assert_eq!((start, evaluations), ([0.0, z], 1), "z = {z}");
+        }
+    }
+
+    #[test]
+    fn a_start_with_no_finite_density_near_falls_back_to_the_optimum() {
+        /// Finite only within 10⁻⁶ of the origin.
+        struct Pinhole;
+        impl Potential<f64, 2> for Pinhole {
+            fn potential_and_gradient(&self, x: &[f64; 2], g: &mut [f64; 2]) -> f64 {
+                *g = *x;
+                if x[0].abs() + x[1].abs() < 1e-6 {
+                    0.0
+                } else {
+                    f64::INFINITY
+                }
+            }
+        }
+        let (start, evaluations) =
+            typical_start(&Pinhole, &optimum_of_wall(), &[1.0, 1.0], &[1.0, 1.0]);
+        assert_eq!(start, [0.0, 0.0]);
+        assert_eq!(evaluations, START_HALVINGS + 1);
+        // A non-finite displacement costs nothing and also falls back.
+        let (start, evaluations) =
+            typical_start(&Wall, &optimum_of_wall(), &[f64::NAN, 0.0], &[1.0, 0.0]);
+        assert_eq!((start, evaluations), ([0.0, 0.0], 0));
     }
 }

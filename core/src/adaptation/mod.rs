@@ -49,7 +49,7 @@ pub use lbfgs_start::LbfgsStartDiagonalEstimator;
 pub use metric_estimators::{
     DenseEstimator, DiagonalEstimator, IdentityEstimator, MetricChange, MetricEstimator,
 };
-pub use nuts_warmup::{AcceptanceStatistic, AdaptiveNuts};
+pub use nuts_warmup::{AcceptanceStatistic, AdaptiveNuts, DIVERGENCE_RATE};
 pub use schedule::WarmupSchedule;
 pub use welford::{Welford, WelfordCovariance};
 

@@ -25,7 +25,9 @@ use super::samplers::{
     AmagoldChain, ChainSampler, ConstantDiagonalMetric, ENSEMBLE_MEMORY, ENSEMBLE_WALKERS,
     NutsChain, WithMetric,
 };
-use super::{MetricKind, RunError, RunSettings, SamplerKind, chain_seed};
+use super::{
+    DIVERGENCE_TARGET_ACCEPTANCE, MetricKind, RunError, RunSettings, SamplerKind, chain_seed,
+};
 use crate::draws::ChainDraws;
 use crate::model::{Model, ModelRng, PaddedModel};
 
@@ -369,6 +371,7 @@ where
     chain.set_target_acceptance(s.target_acceptance_for(job.kind))?;
     chain.set_acceptance_statistic(AcceptanceStatistic::Symmetric);
     chain.set_early_end(s.early_end_for());
+    chain.set_divergence_target(Some(DIVERGENCE_TARGET_ACCEPTANCE))?;
     if warmup > 0 {
         chain.set_jitter(STEP_SIZE_JITTER)?;
     }

@@ -75,8 +75,9 @@ pub use reference::{ReferenceSettings, reference_posterior};
 pub use sampler_kind::{SamplerKind, UnknownSampler};
 pub use samplers::{ENSEMBLE_MEMORY, ENSEMBLE_WALKERS};
 pub use settings::{
-    DEFAULT_NUTS_EARLY_END, DEFAULT_NUTS_METRIC, HAMCMC_MEMORY_SIZES, LP_AUTO_MAX_DATA, LpMode,
-    MAX_QNHMC_MEMORY, MAX_TREE_DEPTH, RunSettings, chain_seed, default_step_size,
+    DEFAULT_NUTS_EARLY_END, DEFAULT_NUTS_METRIC, DIVERGENCE_TARGET_ACCEPTANCE, HAMCMC_MEMORY_SIZES,
+    LP_AUTO_MAX_DATA, LpMode, MAX_QNHMC_MEMORY, MAX_TREE_DEPTH, RunSettings, chain_seed,
+    default_step_size,
 };
 
 use chain::ChainJob;
