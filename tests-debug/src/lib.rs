@@ -54,19 +54,33 @@ pub fn boxed_default_nuts<const D: usize>(warmup: u64) -> Box<DefaultNuts<D>> {
     chain
 }
 
-/// Runs `draws` draws (warm-up included) and returns the mean over the kept
-/// draws of the sum of the coordinates (variance D² + 4D under the target)
-/// and the number of kept draws.
-pub fn run<const D: usize>(chain: &mut DefaultNuts<D>, seed: u64, draws: usize) -> (f64, usize) {
+/// Runs `draws` draws (warm-up included) and returns, over the kept draws,
+/// the mean of the sum of the coordinates (variance D² + 4D under the
+/// target), the mean of their spread Σ(θᵢ − θ̄)²/(D − 1) (4·χ²_{D−1}/(D − 1)
+/// under the target) and the number of kept draws.
+pub fn run<const D: usize>(
+    chain: &mut DefaultNuts<D>,
+    seed: u64,
+    draws: usize,
+) -> (f64, f64, usize) {
     let mut rng = rand_xorshift::XorShiftRng::seed_from_u64(seed);
-    let (mut sum, mut kept) = (0.0, 0);
+    let (mut sum, mut spread, mut kept) = (0.0, 0.0, 0);
     for _ in 0..draws {
         let keep = !chain.is_warming_up();
         chain.step(&Correlated::<D>, &mut rng);
         if keep {
-            sum += chain.position().iter().sum::<f64>();
+            let position = chain.position();
+            let total: f64 = position.iter().sum();
+            let mean = total / D as f64;
+            sum += total;
+            spread += position
+                .iter()
+                .map(|x| (x - mean) * (x - mean))
+                .sum::<f64>()
+                / (D - 1) as f64;
             kept += 1;
         }
     }
-    (sum / kept.max(1) as f64, kept)
+    let kept_draws = kept.max(1) as f64;
+    (sum / kept_draws, spread / kept_draws, kept)
 }

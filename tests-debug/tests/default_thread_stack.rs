@@ -24,19 +24,32 @@ fn on_thread<F: FnOnce() + Send + 'static>(name: &str, bytes: usize, f: F) {
         .expect("the chain ran");
 }
 
-/// Warm-up of `warmup` draws (it may end early), then the rest kept; the
-/// kept draws' mean of Σθᵢ (sd √(D² + 4D) ≈ D per draw, and the draws are
-/// nearly independent on this target) must lie within 5 sd / √kept of 0 — a
-/// loose check that the chain samples, not a statistical test.
+/// Warm-up of `warmup` draws (it may end early), then the rest kept: a
+/// loose check that the chain samples, not a statistical test of it. Both
+/// bounds are 5 sds of one draw, which hold for kept draws however
+/// correlated:
+///
+/// - the kept draws' mean of the spread Σ(θᵢ − θ̄)²/(D − 1) (4·χ²_{D−1}/(D − 1)
+///   under the target: mean 4, sd 4·√(2/(D − 1))) must lie within 5 such sds
+///   of 4. It is 0 at the start, all coordinates being 1, so a chain that
+///   does not move fails it;
+/// - the kept draws' mean of Σθᵢ (sd √(D² + 4D) ≈ D) must lie within 5 sds
+///   of 0. Not within 5 sds/√kept: at D = 1000 a 150-draw warm-up leaves the
+///   metric's variance along 1/√D near 4 (4.4 of 1004 with seed 30: the
+///   draws' pairs, each mostly across that direction, do not show it), so
+///   Σθᵢ random-walks and 30 kept draws are one draw's worth of it. Over
+///   seeds 1–40 (`cargo run --release -p qnmc-tests-debug --example
+///   seed_scan`) their mean reached 2.36 sds, and the bound this test used before, 5 sds/√30 +
+///   0.5 sd, failed on 9 of the 40 seeds before the typical start of
+///   `lbfgs_start.rs` and on 7 after it; seed 7 failed it only after.
 fn default_chain<const D: usize>(warmup: u64, draws: usize) {
     let mut chain = boxed_default_nuts::<D>(warmup);
-    let (mean, kept) = run(&mut chain, 7, draws);
+    let (sum, spread, kept) = run(&mut chain, 7, draws);
     assert!(kept >= draws - warmup as usize, "{kept} kept");
-    let sd = ((D * D + 4 * D) as f64).sqrt();
-    assert!(
-        mean.abs() < 5.0 * sd / (kept as f64).sqrt() + 0.5 * sd,
-        "{mean}"
-    );
+    let spread_sd = 4.0 * (2.0 / (D - 1) as f64).sqrt();
+    assert!((spread - 4.0).abs() < 5.0 * spread_sd, "spread {spread}");
+    let sum_sd = ((D * D + 4 * D) as f64).sqrt();
+    assert!(sum.abs() < 5.0 * sum_sd, "mean of the sum {sum}");
 }
 
 #[test]
