@@ -13,10 +13,18 @@
 //!   ([`rank_normalized_rhat`]);
 //! - `summarize/all_cores`: the whole [`summarize`] row (moments, quantiles,
 //!   both ESS, R̂, both MCSE), which shares the rank normalisation between
-//!   the bulk ESS and R̂.
+//!   the bulk ESS and R̂;
+//! - `summarize_run/all_cores`: the whole post-processing of `qnmc run`,
+//!   [`summarize_run`] of the run (every quantity's [`summarize`] row and
+//!   its bulk ESS in each chain alone, and `lp__`'s row), on all cores as
+//!   `qnmc run` computes it (once) before printing and writing its
+//!   summaries; set its median beside the sampling time of the same run,
+//!   which the run's chain lines print (`cargo bench -p qnmc-benches --bench
+//!   diagnostics -- summarize_run` runs this group alone).
 //!
 //! The draws are Gaussian AR(1) chains (φ = 0.3, so an ESS near the 1000–1500
-//! of a NUTS run on that target), fixed by a seed. With
+//! of a NUTS run on that target), fixed by a seed, with a further AR(1)
+//! chain per chain as `lp__`. With
 //! `QNMC_BENCH_DRAWS=DIR` they are instead the `chain_*.csv` files of a
 //! `qnmc run --output DIR`, so that the same draws can be timed with ArviZ
 //! (`python3 benches/arviz_diagnostics.py DIR`):
@@ -32,7 +40,8 @@ use qnmc::random::standard_normal;
 use qnmc_host::diagnostics::{
     available_threads, ess_bulk, ess_tail, parallel_map, rank_normalized_rhat, summarize,
 };
-use qnmc_host::output::{read_cmdstan_csv, run_draws_from_cmdstan};
+use qnmc_host::draws::{ChainDraws, RunDraws};
+use qnmc_host::output::{read_cmdstan_csv, run_draws_from_cmdstan, summarize_run};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 use std::hint::black_box;
@@ -42,18 +51,19 @@ const QUANTITIES: usize = 1000;
 const CHAINS: usize = 4;
 const DRAWS: usize = 1000;
 
-/// `draws[j][k]`: quantity j's chain k; from `QNMC_BENCH_DRAWS` when set.
-fn draws() -> Vec<Vec<Vec<f64>>> {
+/// The run whose draws are timed: `QNMC_BENCH_DRAWS`'s files when set, the
+/// synthetic draws otherwise.
+fn run_draws() -> RunDraws {
     match std::env::var_os("QNMC_BENCH_DRAWS") {
         Some(dir) => run_files(std::path::Path::new(&dir)),
-        None => synthetic_draws(),
+        None => synthetic_run(),
     }
 }
 
-/// The quantities of the `chain_*.csv` files in `dir` (panics with the reason
-/// when they cannot be read: this is a bench, and its input is a command line
+/// The `chain_*.csv` files in `dir` as a run (panics with the reason when
+/// they cannot be read: this is a bench, and its input is a command line
 /// away).
-fn run_files(dir: &std::path::Path) -> Vec<Vec<Vec<f64>>> {
+fn run_files(dir: &std::path::Path) -> RunDraws {
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("QNMC_BENCH_DRAWS={}: {e}", dir.display()))
         .filter_map(|entry| entry.ok().map(|e| e.path()))
@@ -72,28 +82,49 @@ fn run_files(dir: &std::path::Path) -> Vec<Vec<Vec<f64>>> {
             read_cmdstan_csv(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
         })
         .collect();
-    let run = run_draws_from_cmdstan(&files).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    (0..run.names.len()).map(|j| run.chains_of(j)).collect()
+    run_draws_from_cmdstan(&files).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
 }
 
-/// [`QUANTITIES`] quantities of [`CHAINS`] AR(1) chains of [`DRAWS`] draws.
-fn synthetic_draws() -> Vec<Vec<Vec<f64>>> {
+/// A run of [`CHAINS`] chains of [`DRAWS`] draws of [`QUANTITIES`]
+/// quantities, each an AR(1) chain, and an AR(1) `lp__`.
+fn synthetic_run() -> RunDraws {
     let mut rng = XorShiftRng::seed_from_u64(26);
-    (0..QUANTITIES)
-        .map(|_| {
-            (0..CHAINS)
-                .map(|_| {
-                    let mut x = standard_normal::<f64, _>(&mut rng);
-                    (0..DRAWS)
-                        .map(|_| {
-                            x = 0.3 * x + 0.95 * standard_normal::<f64, _>(&mut rng);
-                            x
-                        })
-                        .collect()
-                })
-                .collect()
+    let mut ar1 = || -> Vec<f64> {
+        let mut x = standard_normal::<f64, _>(&mut rng);
+        (0..DRAWS)
+            .map(|_| {
+                x = 0.3 * x + 0.95 * standard_normal::<f64, _>(&mut rng);
+                x
+            })
+            .collect()
+    };
+    // Quantity after quantity, chain after chain (the draws of the earlier
+    // versions of this bench).
+    let columns: Vec<Vec<Vec<f64>>> = (0..QUANTITIES)
+        .map(|_| (0..CHAINS).map(|_| ar1()).collect())
+        .collect();
+    let chains = (0..CHAINS)
+        .map(|k| ChainDraws {
+            chain_id: k + 1,
+            lp: ar1(),
+            accept_stat: vec![0.8; DRAWS],
+            step_size: vec![0.3; DRAWS],
+            n_leapfrog: vec![15; DRAWS],
+            divergent: vec![false; DRAWS],
+            // Row-major: draw i, quantity j at i·QUANTITIES + j.
+            values: (0..DRAWS)
+                .flat_map(|i| columns.iter().map(move |q| q[k][i]))
+                .collect(),
+            ..ChainDraws::default()
         })
-        .collect()
+        .collect();
+    RunDraws {
+        target: "ar1".into(),
+        sampler: "synthetic".into(),
+        names: (1..=QUANTITIES).map(|j| format!("x[{j}]")).collect(),
+        chains,
+        ..RunDraws::default()
+    }
 }
 
 /// Quantity j's chains as slices.
@@ -102,7 +133,9 @@ fn slices(quantity: &[Vec<f64>]) -> Vec<&[f64]> {
 }
 
 fn diagnostics(c: &mut Criterion) {
-    let draws = draws();
+    let run = run_draws();
+    // `draws[j][k]`: quantity j's chain k.
+    let draws: Vec<Vec<Vec<f64>>> = (0..run.names.len()).map(|j| run.chains_of(j)).collect();
     let quantities = draws.len();
     let threads = available_threads();
     println!(
@@ -150,6 +183,15 @@ fn diagnostics(c: &mut Criterion) {
                 summarize(&slices(&draws[j]))
             }))
         });
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("summarize_run");
+    group.sampling_mode(SamplingMode::Flat);
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(15));
+    group.bench_function("all_cores", |b| {
+        b.iter(|| black_box(summarize_run(&run, None)));
     });
     group.finish();
 }

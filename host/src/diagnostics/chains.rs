@@ -43,20 +43,50 @@ fn is_approx_constant(chain: &[f64]) -> bool {
         .all(|&v| (v - first).abs() <= APPROX_PRECISION * v.abs().min(first.abs()))
 }
 
+/// Split chains stored one after another: split chain `c` is
+/// `draws[c·len .. (c + 1)·len]`.
+pub(crate) struct Split {
+    /// All split draws, split chain after split chain.
+    pub(crate) draws: Vec<f64>,
+    /// Draws per split chain.
+    pub(crate) len: usize,
+    /// Number of split chains (twice the input chains).
+    pub(crate) count: usize,
+}
+
+impl Split {
+    /// The split chains as slices.
+    pub(crate) fn chains(&self) -> Vec<&[f64]> {
+        chunks(&self.draws, self.len, self.count)
+    }
+}
+
+/// `draws` (of `count` chains of `len` draws, one after another) as one
+/// slice per chain.
+pub(crate) fn chunks(draws: &[f64], len: usize, count: usize) -> Vec<&[f64]> {
+    (0..count).map(|c| &draws[c * len..(c + 1) * len]).collect()
+}
+
 /// Splits each chain into its first and second half, giving twice as many
 /// chains of ⌊n/2⌋ draws. For odd n the middle draw is dropped (as Stan's
-/// `split_chains` does: the second half starts at ⌈n/2⌉).
-pub(crate) fn split_chains<C: AsRef<[f64]>>(chains: &[C]) -> Vec<Vec<f64>> {
-    let mut out = Vec::with_capacity(2 * chains.len());
+/// `split_chains` does: the second half starts at ⌈n/2⌉). The chains must
+/// have a common length n.
+pub(crate) fn split_chains<C: AsRef<[f64]>>(chains: &[C]) -> Split {
+    let n = chains.first().map_or(0, |c| c.as_ref().len());
+    debug_assert!(chains.iter().all(|c| c.as_ref().len() == n));
+    let half = n / 2;
+    let tail_start = n.div_ceil(2);
+    let mut draws = Vec::with_capacity(2 * half * chains.len());
     for chain in chains {
         let chain = chain.as_ref();
-        let n = chain.len();
-        let half = n / 2;
-        let tail_start = n.div_ceil(2);
-        out.push(chain[..half].to_vec());
-        out.push(chain[tail_start..tail_start + half].to_vec());
+        draws.extend_from_slice(&chain[..half]);
+        draws.extend_from_slice(&chain[tail_start..tail_start + half]);
     }
-    out
+    Split {
+        draws,
+        len: half,
+        count: 2 * chains.len(),
+    }
 }
 
 /// All draws of all chains, chain after chain.
@@ -75,14 +105,17 @@ mod tests {
     fn split_even_and_odd() {
         let a = [1.0, 2.0, 3.0, 4.0];
         let b = [5.0, 6.0, 7.0, 8.0, 9.0];
-        assert_eq!(
-            split_chains(&[&a[..]]),
-            vec![vec![1.0, 2.0], vec![3.0, 4.0]]
-        );
+        let split = split_chains(&[&a[..]]);
+        assert_eq!(split.chains(), [[1.0, 2.0], [3.0, 4.0]]);
+        assert_eq!((split.len, split.count), (2, 2));
         // Odd length: the middle draw (7) is dropped.
+        let split = split_chains(&[&b[..]]);
+        assert_eq!(split.chains(), [[5.0, 6.0], [8.0, 9.0]]);
+        assert_eq!(split.draws, [5.0, 6.0, 8.0, 9.0]);
+        let split = split_chains(&[&a[..], &b[1..]]);
         assert_eq!(
-            split_chains(&[&b[..]]),
-            vec![vec![5.0, 6.0], vec![8.0, 9.0]]
+            split.chains(),
+            [[1.0, 2.0], [3.0, 4.0], [6.0, 7.0], [8.0, 9.0]]
         );
     }
 

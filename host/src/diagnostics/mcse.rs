@@ -22,7 +22,7 @@
 //! 0.030890 and 0.002164. Only the former is within Stan's 10⁻⁴ tolerance
 //! for both, and it is what Stan's C++ computes.
 
-use super::chains::{common_length, finite_and_varies, pooled, split_chains};
+use super::chains::{common_length, finite_and_varies, pooled};
 use super::ess::{MIN_DRAWS, checked_split, ess_of_chains};
 use super::stats::{mean, variance};
 
@@ -37,7 +37,7 @@ pub fn mcse_mean(chains: &[&[f64]]) -> f64 {
         return f64::NAN;
     }
     match checked_split(chains) {
-        Some(split) => (variance(&pooled(chains)) / ess_of_chains(&split)).sqrt(),
+        Some(split) => (variance(&pooled(chains)) / ess_of_chains(&split.chains())).sqrt(),
         None => f64::NAN,
     }
 }
@@ -53,15 +53,23 @@ pub fn mcse_sd(chains: &[&[f64]]) -> f64 {
     if common_length(chains, 2 * MIN_DRAWS).is_none() || !finite_and_varies(chains) {
         return f64::NAN;
     }
-    let grand_mean = mean(&pooled(chains));
-    let centred: Vec<Vec<f64>> = chains
-        .iter()
-        .map(|c| c.iter().map(|x| (x - grand_mean).abs()).collect())
+    let all = pooled(chains);
+    sd_error(&all, chains[0].len(), mean(&all))
+}
+
+/// [`mcse_sd`] of chains already checked, given all their draws `all`
+/// (chains of `n` draws, one after another) and the mean of `all`.
+pub(crate) fn sd_error(all: &[f64], n: usize, grand_mean: f64) -> f64 {
+    let centred: Vec<f64> = all.iter().map(|x| (x - grand_mean).abs()).collect();
+    // The split centred chains, as views.
+    let (half, tail_start) = (n / 2, n.div_ceil(2));
+    let split: Vec<&[f64]> = centred
+        .chunks_exact(n)
+        .flat_map(|c| [&c[..half], &c[tail_start..tail_start + half]])
         .collect();
-    let ess = ess_of_chains(&split_chains(&centred));
-    let all = pooled(&centred);
-    let m2 = all.iter().map(|d| d * d).sum::<f64>() / all.len() as f64;
-    let m4 = all.iter().map(|d| (d * d) * (d * d)).sum::<f64>() / all.len() as f64;
+    let ess = ess_of_chains(&split);
+    let m2 = centred.iter().map(|d| d * d).sum::<f64>() / centred.len() as f64;
+    let m4 = centred.iter().map(|d| (d * d) * (d * d)).sum::<f64>() / centred.len() as f64;
     let var_of_var = (m4 - m2 * m2) / ess;
     (var_of_var / m2 / 4.0).sqrt()
 }

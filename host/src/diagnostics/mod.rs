@@ -54,5 +54,5 @@ pub use parallel::{available_threads, parallel_map};
 pub use rank_normalize::rank_normalize;
 pub use rhat::{rank_normalized_rhat, split_rhat};
 pub use stats::{mean, quantile, variance};
-pub use summary::{Summary, summarize};
+pub use summary::{Summary, summarize, summarize_with_chain_ess};
 pub use weighted::{weighted_mean, weighted_variance};

@@ -10,10 +10,10 @@
 //! Both R̂ here are computed on split chains, so even a single input chain
 //! gives two chains to compare.
 
-use super::chains::{common_length, finite_and_varies, pooled, split_chains};
+use super::chains::{Split, chunks, common_length, finite_and_varies, split_chains};
 use super::ess::MIN_DRAWS;
-use super::rank_normalize::rank_normalize_chains;
-use super::stats::{mean, quantile};
+use super::rank_normalize::Ranked;
+use super::stats::{mean, quantile_sorted};
 
 /// Stan's `rhat` on already checked chains (≥ 2 chains of ≥ 2 draws each).
 fn rhat_of_chains<C: AsRef<[f64]>>(chains: &[C]) -> f64 {
@@ -33,10 +33,10 @@ fn rhat_of_chains<C: AsRef<[f64]>>(chains: &[C]) -> f64 {
 
 /// Split chains if valid for R̂ (≥ 4 draws per chain, equal lengths, finite,
 /// no constant half chain).
-pub(crate) fn checked_split(chains: &[&[f64]]) -> Option<Vec<Vec<f64>>> {
+pub(crate) fn checked_split(chains: &[&[f64]]) -> Option<Split> {
     common_length(chains, MIN_DRAWS)?;
     let split = split_chains(chains);
-    finite_and_varies(&split).then_some(split)
+    finite_and_varies(&split.chains()).then_some(split)
 }
 
 /// Basic split R̂: R̂ of the split chains, no rank normalisation (Stan's
@@ -47,7 +47,7 @@ pub(crate) fn checked_split(chains: &[&[f64]]) -> Option<Vec<Vec<f64>>> {
 /// draws, a draw is not finite, or a half chain is constant.
 pub fn split_rhat(chains: &[&[f64]]) -> f64 {
     match checked_split(chains) {
-        Some(split) => rhat_of_chains(&split),
+        Some(split) => rhat_of_chains(&split.chains()),
         None => f64::NAN,
     }
 }
@@ -62,21 +62,19 @@ pub fn rank_normalized_rhat(chains: &[&[f64]]) -> f64 {
     let Some(split) = checked_split(chains) else {
         return f64::NAN;
     };
-    let ranked = rank_normalize_chains(&split);
-    let median = quantile(&pooled(&split), 0.5);
+    let ranked = Ranked::new(&split.draws);
+    let median = quantile_sorted(ranked.sorted(), 0.5);
     rank_rhat_of_split(&split, &ranked, median)
 }
 
 /// [`rank_normalized_rhat`] of split chains already checked (equal lengths of
-/// at least 2, finite, none constant), given their rank normalisation
-/// `ranked` and the median of all their draws.
-pub(crate) fn rank_rhat_of_split(split: &[Vec<f64>], ranked: &[Vec<f64>], median: f64) -> f64 {
-    let bulk = rhat_of_chains(ranked);
-    let folded: Vec<Vec<f64>> = split
-        .iter()
-        .map(|c| c.iter().map(|x| (x - median).abs()).collect())
-        .collect();
-    let tail = rhat_of_chains(&rank_normalize_chains(&folded));
+/// at least 2, finite, none constant), given their joint rank normalisation
+/// `ranked` and the median of all their draws. The folded draws are ranked
+/// from `ranked`'s order ([`Ranked::folded_scores`]), not sorted again.
+pub(crate) fn rank_rhat_of_split(split: &Split, ranked: &Ranked, median: f64) -> f64 {
+    let bulk = rhat_of_chains(&chunks(&ranked.scores, split.len, split.count));
+    let folded = ranked.folded_scores(median);
+    let tail = rhat_of_chains(&chunks(&folded, split.len, split.count));
     if bulk.is_nan() || tail.is_nan() {
         f64::NAN
     } else {

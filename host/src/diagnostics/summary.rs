@@ -1,9 +1,9 @@
 //! A stansummary-style row of statistics for one quantity.
 
-use super::chains::pooled;
-use super::ess::{MIN_DRAWS, ess_of_chains, tail_of_split};
-use super::mcse::{mcse_mean, mcse_sd};
-use super::rank_normalize::rank_normalize_sorted;
+use super::chains::{chunks, common_length, finite_and_varies, pooled};
+use super::ess::{MIN_DRAWS, ess_bulk, ess_of_chains, tail_of_split};
+use super::mcse::sd_error;
+use super::rank_normalize::{Ranked, sort_total_order};
 use super::rhat::rank_rhat_of_split;
 use super::stats::{mean, quantile_sorted, variance};
 
@@ -46,70 +46,91 @@ pub struct Summary {
 /// chains, their rank normalisation and their sorted draws are computed once
 /// and shared.
 pub fn summarize(chains: &[&[f64]]) -> Summary {
+    summarize_shared(chains, false).0
+}
+
+/// [`summarize`], and the bulk ESS of each chain alone: element k is, bit for
+/// bit, [`ess_bulk`](super::ess_bulk)`(&[chains[k]])` (a chain's own
+/// diagnostics, as `qnmc run` reports per chain).
+///
+/// When the chains are valid together, each chain's rank normalisation is
+/// taken from the joint sort of all draws instead of sorting the chain again.
+pub fn summarize_with_chain_ess(chains: &[&[f64]]) -> (Summary, Vec<f64>) {
+    summarize_shared(chains, true)
+}
+
+/// [`summarize`], and with `per_chain` each chain's bulk ESS
+/// ([`summarize_with_chain_ess`]).
+///
+/// One split, one rank normalisation and one sort serve the bulk and tail
+/// ESS, R̂, the quantiles and the chains' own bulk ESS; the split chains
+/// serve the MCSE of the mean; the pooled draws, their mean and variance
+/// serve the moments and both MCSE. Each value is computed with the checks
+/// and arithmetic of its own function.
+fn summarize_shared(chains: &[&[f64]], per_chain: bool) -> (Summary, Vec<f64>) {
     let all = pooled(chains);
-    let ranks = rank_diagnostics(chains);
-    // What `quantile(&all, p)` gives, with one sort for the three. When no
-    // middle draw was dropped, the split chains hold exactly these draws.
-    let sorted_all = match ranks.sorted_split {
-        Some(sorted) if sorted.len() == all.len() => Some(sorted),
-        _ => (!all.is_empty() && !all.iter().any(|v| v.is_nan())).then(|| {
-            let mut sorted = all.clone();
-            sorted.sort_by(f64::total_cmp);
-            sorted
-        }),
-    };
-    let pooled_quantile = |p: f64| {
-        sorted_all
-            .as_deref()
-            .map_or(f64::NAN, |s| quantile_sorted(s, p))
-    };
-    Summary {
-        mean: mean(&all),
-        sd: variance(&all).sqrt(),
-        ess_bulk: ranks.ess_bulk,
-        ess_tail: ranks.ess_tail,
-        rhat: ranks.rhat,
-        mcse_mean: mcse_mean(chains),
-        mcse_sd: mcse_sd(chains),
-        q5: pooled_quantile(0.05),
-        q50: pooled_quantile(0.5),
-        q95: pooled_quantile(0.95),
-    }
-}
-
-/// The diagnostics built on the split chains.
-struct RankDiagnostics {
-    ess_bulk: f64,
-    ess_tail: f64,
-    rhat: f64,
-    /// All split draws sorted by `f64::total_cmp`, when the split chains were
-    /// valid.
-    sorted_split: Option<Vec<f64>>,
-}
-
-/// [`ess_bulk`](super::ess_bulk), [`ess_tail`](super::ess_tail) and
-/// [`rank_normalized_rhat`](super::rank_normalized_rhat) of `chains`, with
-/// the same checks and arithmetic as those functions but one split, one rank
-/// normalisation and one sort between them.
-fn rank_diagnostics(chains: &[&[f64]]) -> RankDiagnostics {
-    let mut out = RankDiagnostics {
+    let mean_all = mean(&all);
+    let variance_all = variance(&all);
+    // Every draw finite and no chain constant (both MCSE need it).
+    let chains_vary = finite_and_varies(chains);
+    let mut s = Summary {
+        mean: mean_all,
+        sd: variance_all.sqrt(),
         ess_bulk: f64::NAN,
         ess_tail: f64::NAN,
         rhat: f64::NAN,
-        sorted_split: None,
+        mcse_mean: f64::NAN,
+        mcse_sd: f64::NAN,
+        q5: f64::NAN,
+        q50: f64::NAN,
+        q95: f64::NAN,
     };
-    // R̂ needs 2 draws per split chain; the ESS need MIN_DRAWS.
-    let Some(split) = super::rhat::checked_split(chains) else {
-        return out;
-    };
-    let (ranked, sorted) = rank_normalize_sorted(&split);
-    out.rhat = rank_rhat_of_split(&split, &ranked, quantile_sorted(&sorted, 0.5));
-    if split[0].len() >= MIN_DRAWS {
-        out.ess_bulk = ess_of_chains(&ranked);
-        out.ess_tail = tail_of_split(&split, &sorted);
+    let mut chain_ess = Vec::new();
+    // The three quantiles, from all draws sorted (what `quantile(&all, p)`
+    // gives).
+    let quantiles = |sorted: &[f64]| [0.05, 0.5, 0.95].map(|p| quantile_sorted(sorted, p));
+    let mut pooled_quantiles = None;
+    // R̂ needs 2 draws per split chain; the ESS (and so the MCSE of the
+    // mean) need MIN_DRAWS.
+    if let Some(split) = super::rhat::checked_split(chains) {
+        let ranked = Ranked::new(&split.draws);
+        let sorted = ranked.sorted();
+        s.rhat = rank_rhat_of_split(&split, &ranked, quantile_sorted(sorted, 0.5));
+        if split.len >= MIN_DRAWS {
+            s.ess_bulk = ess_of_chains(&chunks(&ranked.scores, split.len, split.count));
+            s.ess_tail = tail_of_split(&split, sorted);
+            if chains_vary {
+                s.mcse_mean = (variance_all / ess_of_chains(&split.chains())).sqrt();
+            }
+            if per_chain {
+                // Chain k's two halves are the block [2k·len, 2(k + 1)·len).
+                let block = 2 * split.len;
+                let scores = ranked.block_scores(block);
+                chain_ess = scores
+                    .chunks_exact(block)
+                    .map(|c| ess_of_chains(&chunks(c, split.len, 2)))
+                    .collect();
+            }
+        }
+        // When no middle draw was dropped, the split chains hold exactly the
+        // pooled draws.
+        if sorted.len() == all.len() {
+            pooled_quantiles = Some(quantiles(sorted));
+        }
     }
-    out.sorted_split = Some(sorted);
-    out
+    if per_chain && chain_ess.len() != chains.len() {
+        chain_ess = chains.iter().map(|c| ess_bulk(&[c])).collect();
+    }
+    if common_length(chains, 2 * MIN_DRAWS).is_some() && chains_vary {
+        s.mcse_sd = sd_error(&all, chains[0].len(), mean_all);
+    }
+    if pooled_quantiles.is_none() && !all.is_empty() && !all.iter().any(|v| v.is_nan()) {
+        pooled_quantiles = Some(quantiles(&sort_total_order(&all)));
+    }
+    if let Some([q5, q50, q95]) = pooled_quantiles {
+        (s.q5, s.q50, s.q95) = (q5, q50, q95);
+    }
+    (s, chain_ess)
 }
 
 #[cfg(test)]
@@ -151,9 +172,69 @@ mod tests {
             .collect()
     }
 
+    /// Every field of `s` and the chains' own bulk ESS `chain_ess` against
+    /// the standalone functions, bit for bit.
+    fn assert_each_functions_bits(chains: &[&[f64]], s: &Summary, chain_ess: &[f64], what: &str) {
+        use crate::diagnostics::{ess_tail, mcse_mean, mcse_sd, quantile, rank_normalized_rhat};
+        let all = pooled(chains);
+        let got = [
+            s.mean,
+            s.sd,
+            s.ess_bulk,
+            s.ess_tail,
+            s.rhat,
+            s.mcse_mean,
+            s.mcse_sd,
+            s.q5,
+            s.q50,
+            s.q95,
+        ];
+        let expected = [
+            mean(&all),
+            variance(&all).sqrt(),
+            ess_bulk(chains),
+            ess_tail(chains),
+            rank_normalized_rhat(chains),
+            mcse_mean(chains),
+            mcse_sd(chains),
+            quantile(&all, 0.05),
+            quantile(&all, 0.5),
+            quantile(&all, 0.95),
+        ];
+        assert_eq!(
+            got.map(f64::to_bits),
+            expected.map(f64::to_bits),
+            "{what}: {got:?} vs {expected:?}"
+        );
+        let expected: Vec<u64> = chains.iter().map(|c| ess_bulk(&[c]).to_bits()).collect();
+        let got: Vec<u64> = chain_ess.iter().map(|e| e.to_bits()).collect();
+        assert_eq!(got, expected, "{what}: each chain's bulk ESS");
+        assert_eq!(
+            got_bits(&summarize(chains)),
+            got_bits(s),
+            "{what}: summarize"
+        );
+    }
+
+    fn got_bits(s: &Summary) -> [u64; 10] {
+        [
+            s.mean,
+            s.sd,
+            s.ess_bulk,
+            s.ess_tail,
+            s.rhat,
+            s.mcse_mean,
+            s.mcse_sd,
+            s.q5,
+            s.q50,
+            s.q95,
+        ]
+        .map(f64::to_bits)
+    }
+
     #[test]
     fn shared_work_gives_each_functions_bits() {
-        use crate::diagnostics::{ess_bulk, ess_tail, quantile, rank_normalized_rhat};
+        use crate::diagnostics::{ess_tail, quantile, rank_normalized_rhat};
         // Lengths around the thresholds (4 per chain for R̂, 8 for the ESS),
         // odd lengths, one and several chains, and ties.
         for (chains, n) in [(1, 4), (1, 7), (1, 8), (2, 9), (4, 101), (3, 1000)] {
@@ -180,7 +261,28 @@ mod tests {
                 );
                 assert_eq!(s.rhat.is_nan(), n < 4);
                 assert_eq!(s.ess_bulk.is_nan(), n < 8);
+                let (with, chain_ess) = summarize_with_chain_ess(&slices);
+                assert_eq!(got_bits(&with), got_bits(&s));
+                assert_each_functions_bits(&slices, &with, &chain_ess, &format!("{chains} × {n}"));
             }
+        }
+        // Chains valid alone but not together, or only some of them: a
+        // chain with a constant half, one with an infinite draw, chains of
+        // different lengths.
+        for case in 0..3 {
+            let mut c = ar1_chains(3, 40, 0.5, 9);
+            match case {
+                0 => c[1][..20].fill(1.5),
+                1 => c[2][30] = f64::INFINITY,
+                _ => c[0].truncate(30),
+            }
+            let slices: Vec<&[f64]> = c.iter().map(Vec::as_slice).collect();
+            let (s, chain_ess) = summarize_with_chain_ess(&slices);
+            assert!(
+                s.ess_bulk.is_nan() && chain_ess[0].is_finite(),
+                "case {case}"
+            );
+            assert_each_functions_bits(&slices, &s, &chain_ess, &format!("case {case}"));
         }
         // Invalid draws: the rank diagnostics are NaN, the quantiles are NaN
         // only with a NaN draw, and a constant chain is not "valid" either.

@@ -1,7 +1,11 @@
 //! The numbers both summaries print: per-quantity statistics (with the truth
 //! beside them when known) and per-chain sampler statistics.
 
-use crate::diagnostics::{Summary, available_threads, ess_bulk, parallel_map, summarize};
+use std::ops::Range;
+
+use crate::diagnostics::{
+    Summary, available_threads, parallel_map, summarize, summarize_with_chain_ess,
+};
 use crate::draws::{ChainDraws, RunDraws};
 use crate::model::KnownPosterior;
 
@@ -103,21 +107,31 @@ pub struct RunSummary {
 /// [`write_run_files_summarized`](super::write_run_files_summarized)).
 pub fn summarize_run(run: &RunDraws, known: Option<&KnownPosterior>) -> RunSummary {
     let count = run.names.len();
-    // Task j < count: quantity j's summary over all chains and its bulk ESS
-    // in each chain alone; task `count`: lp__.
-    let mut per_task: Vec<(Summary, Vec<f64>)> =
-        parallel_map(count + 1, available_threads(), |j| {
-            if j == count {
-                let computed = computed_lp(run);
-                let lp_slices: Vec<&[f64]> = computed.iter().map(Vec::as_slice).collect();
-                return (summarize(&lp_slices), Vec::new());
-            }
-            let chains = run.chains_of(j);
-            let slices: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
-            let per_chain = slices.iter().map(|c| ess_bulk(&[c])).collect();
-            (summarize(&slices), per_chain)
-        });
-    let (lp, _) = per_task.pop().expect("task `count` is lp__");
+    let threads = available_threads();
+    let group = quantities_per_task(count, threads);
+    let tasks = count.div_ceil(group);
+    // Task t < tasks: the summaries over all chains of quantities
+    // [t·group, (t + 1)·group) and their bulk ESS in each chain alone; task
+    // `tasks`: lp__.
+    let mut per_task: Vec<Vec<(Summary, Vec<f64>)>> = parallel_map(tasks + 1, threads, |t| {
+        if t == tasks {
+            let computed = computed_lp(run);
+            let lp_slices: Vec<&[f64]> = computed.iter().map(Vec::as_slice).collect();
+            return vec![(summarize(&lp_slices), Vec::new())];
+        }
+        columns(run, t * group..((t + 1) * group).min(count))
+            .iter()
+            .map(|chains| {
+                let slices: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
+                summarize_with_chain_ess(&slices)
+            })
+            .collect()
+    });
+    let (lp, _) = per_task
+        .pop()
+        .and_then(|mut lp| lp.pop())
+        .expect("task `tasks` is lp__");
+    let per_task: Vec<(Summary, Vec<f64>)> = per_task.into_iter().flatten().collect();
     let quantities: Vec<QuantitySummary> = per_task
         .iter()
         .enumerate()
@@ -162,6 +176,48 @@ pub fn summarize_run(run: &RunDraws, known: Option<&KnownPosterior>) -> RunSumma
         ess_per_second: ratio(min_ess_bulk, seconds),
         ess_per_gradient: ratio(min_ess_bulk, gradient_evaluations as f64),
     }
+}
+
+/// Quantities [`summarize_run`] gives each task: up to 16, gathered by
+/// [`columns`] in one pass over the draws, but at least 4 tasks per thread
+/// so that the work still spreads over the threads for few quantities.
+fn quantities_per_task(count: usize, threads: usize) -> usize {
+    (count / (4 * threads.max(1))).clamp(1, 16)
+}
+
+/// The draws of the quantities `range`, one vector per chain each:
+/// element q is [`RunDraws::chains_of`]`(range.start + q)`.
+///
+/// The draws are stored row-major (one row of all quantities per draw), so
+/// a column is gathered with a stride of a row, one cache line (and, for
+/// a thousand quantities, one memory page) read per draw; gathering a few
+/// neighbouring columns together reads each line once for all of them.
+fn columns(run: &RunDraws, range: Range<usize>) -> Vec<Vec<Vec<f64>>> {
+    let width = run.names.len().max(1);
+    let mut out: Vec<Vec<Vec<f64>>> = range
+        .clone()
+        .map(|_| Vec::with_capacity(run.chains.len()))
+        .collect();
+    for chain in &run.chains {
+        let rows = chain.values.len().div_ceil(width);
+        let mut block: Vec<Vec<f64>> = range.clone().map(|_| vec![0.0; rows]).collect();
+        for (i, row) in chain.values.chunks(width).enumerate() {
+            let within = &row[range.start.min(row.len())..range.end.min(row.len())];
+            for (column, &v) in block.iter_mut().zip(within) {
+                column[i] = v;
+            }
+        }
+        // As `ChainDraws::column`: a last row cut short has no draw of the
+        // quantities past its end.
+        let last = chain.values.len() - (rows.max(1) - 1) * width;
+        for (j, mut column) in range.clone().zip(block) {
+            if j >= last {
+                column.pop();
+            }
+            out[j - range.start].push(column);
+        }
+    }
+    out
 }
 
 /// Each chain's `lp__` where it was computed (NaN marks a draw it was not
@@ -218,4 +274,75 @@ fn summarize_chain(chain: &ChainDraws, quantity_ess: impl Iterator<Item = f64>) 
 /// a / b, NaN when b is not positive.
 fn ratio(a: f64, b: f64) -> f64 {
     if b > 0.0 { a / b } else { f64::NAN }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::ess_bulk;
+
+    /// A run of `chains` chains of `draws` draws of `width` quantities
+    /// (deterministic, distinct values).
+    fn run(width: usize, chains: usize, draws: usize) -> RunDraws {
+        let mut state = 3_u64;
+        RunDraws {
+            names: (1..=width).map(|j| format!("x[{j}]")).collect(),
+            chains: (0..chains)
+                .map(|k| ChainDraws {
+                    chain_id: k + 1,
+                    lp: (0..draws).map(|i| -(i as f64).sin()).collect(),
+                    values: (0..width * draws)
+                        .map(|_| {
+                            state = state
+                                .wrapping_mul(6_364_136_223_846_793_005)
+                                .wrapping_add(1_442_695_040_888_963_407);
+                            (state >> 11) as f64 / (1_u64 << 53) as f64
+                        })
+                        .collect(),
+                    ..ChainDraws::default()
+                })
+                .collect(),
+            ..RunDraws::default()
+        }
+    }
+
+    #[test]
+    fn columns_are_chains_of() {
+        let mut r = run(7, 3, 11);
+        // A last row cut short: only its first quantities have the draw.
+        r.chains[1].values.truncate(7 * 10 + 3);
+        for range in [0..7, 0..1, 2..5, 6..7, 3..3] {
+            let got = columns(&r, range.clone());
+            let expected: Vec<Vec<Vec<f64>>> = range.map(|j| r.chains_of(j)).collect();
+            assert_eq!(got, expected);
+        }
+    }
+
+    #[test]
+    fn grouped_tasks_give_each_quantitys_summary() {
+        for width in [0, 1, 9, 70] {
+            let r = run(width, 2, 40);
+            let s = summarize_run(&r, None);
+            assert_eq!(s.quantities.len(), width);
+            for (j, q) in s.quantities.iter().enumerate() {
+                let chains = r.chains_of(j);
+                let slices: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
+                assert_eq!(q.stats, summarize(&slices), "{width}: {j}");
+            }
+            for (k, c) in s.chains.iter().enumerate() {
+                let min = (0..width)
+                    .map(|j| ess_bulk(&[&r.chains_of(j)[k]]))
+                    .min_by(f64::total_cmp)
+                    .unwrap_or(f64::NAN);
+                assert_eq!(
+                    c.min_ess_bulk.to_bits(),
+                    min.to_bits(),
+                    "{width}: chain {k}"
+                );
+            }
+            let lp: Vec<&[f64]> = r.chains.iter().map(|c| c.lp.as_slice()).collect();
+            assert_eq!(s.lp, summarize(&lp));
+        }
+        assert!(quantities_per_task(1000, 2) == 16 && quantities_per_task(9, 2) == 1);
+    }
 }
