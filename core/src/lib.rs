@@ -125,15 +125,15 @@ mod symmetric_eigen;
 mod target;
 pub mod vector_extensions;
 
-pub use adaptation::{DualAveraging, DualAveragingSettings, StepSizeAdaptable, Warmup};
+pub use adaptation::{DualAveraging, DualAveragingSettings, Warmup};
 pub use error::Error;
 pub use real::Real;
 pub use samplers::{
     Amagold, AmagoldSettings, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings, HmcSettings,
     InverseMass, L2mc, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, MomentumRefresh, Nuts,
-    NutsSettings, NutsStats, Psgld, PsgldSettings, Qnhmc, QnhmcMass, QnhmcSettings, Sghmc,
+    NutsSettings, NutsStats, Psgld, PsgldSettings, Qnhmc, QnhmcMass, QnhmcSettings, Sampler, Sghmc,
     SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings,
-    Sgrld, SgrldSettings, StepSizeSchedule,
+    Sgrld, SgrldSettings, Step, StepSizeSchedule,
 };
 pub use stats::StepStats;
 pub use target::{FullBatch, MinibatchPotential, Potential};

@@ -21,13 +21,12 @@
 // Numeric checks index several parallel arrays at once; index loops say that best.
 #![allow(clippy::needless_range_loop)]
 
-use qnmc::adaptation::{
-    DualAveraging, DualAveragingSettings, StepSizeAdaptable, Warmup, jittered_step_size,
-};
+use qnmc::adaptation::{DualAveraging, DualAveragingSettings, Warmup, jittered_step_size};
 use qnmc::lbfgs::InitialScaling;
 use qnmc::samplers::amagold::{Amagold, AmagoldSettings};
 use qnmc::{
-    Error, Hmc, HmcSettings, MemoryUpdate, Potential, Qnhmc, QnhmcMass, QnhmcSettings, StepStats,
+    Error, Hmc, HmcSettings, MemoryUpdate, Potential, Qnhmc, QnhmcMass, QnhmcSettings, Sampler,
+    StepStats,
 };
 use qnmc_host::targets::{CorrelatedGaussian, LogisticRegression};
 use qnmc_tests::amagold::checks::{Ess, check_family, series, z_known};
@@ -129,7 +128,7 @@ fn adapted_run<const D: usize, S, P>(
     (warmup_draws, restart, jitter): (u64, u64, f64),
 ) -> (f64, Vec<[f64; D]>, f64)
 where
-    S: StepSizeAdaptable<f64>,
+    S: Sampler<f64, D>,
 {
     let mut rng = XorShiftRng::seed_from_u64(seed);
     let mut warmup = Warmup::new(DualAveragingSettings::stan(eps0), warmup_draws, jitter)
@@ -394,13 +393,20 @@ fn bad_input_settings_and_statistics() {
 }
 
 /// A sampler that refuses every step size: the driver reports the error.
-struct Refuses;
-impl StepSizeAdaptable<f64> for Refuses {
+struct Refuses([f64; 1]);
+impl Sampler<f64, 1> for Refuses {
+    type Settings = ();
+    fn settings(&self) -> &() {
+        &()
+    }
     fn set_step_size(&mut self, _: f64) -> Result<(), Error> {
         Err(Error::InvalidSetting {
             setting: "step_size",
             requirement: "test",
         })
+    }
+    fn position(&self) -> &[f64; 1] {
+        &self.0
     }
 }
 
@@ -408,13 +414,13 @@ impl StepSizeAdaptable<f64> for Refuses {
 fn bad_input_refused_step_size_and_samplers_keep_old_value() {
     let mut rng = XorShiftRng::seed_from_u64(0);
     let mut w = Warmup::new(DualAveragingSettings::stan(0.1), 5, 0.0).unwrap();
-    assert!(w.start(&mut Refuses, &mut rng).is_err());
+    assert!(w.start(&mut Refuses([0.0]), &mut rng).is_err());
     let stats = {
         let t = CorrelatedGaussian::<2>::paper();
         let mut h = Hmc::new(HmcSettings::new(0.3, 3), [0.0; 2], &t).unwrap();
         h.step(&t, &mut rng)
     };
-    assert!(w.after_draw(&mut Refuses, &stats, &mut rng).is_err());
+    assert!(w.after_draw(&mut Refuses([0.0]), &stats, &mut rng).is_err());
 
     // Hmc, Qnhmc and Amagold keep their step size on a bad value.
     let t = CorrelatedGaussian::<2>::paper();
@@ -422,13 +428,13 @@ fn bad_input_refused_step_size_and_samplers_keep_old_value() {
     let mut q = Qnhmc::<f64, 2, 2>::new(QnhmcSettings::new(0.3, 3, 2), [0.0; 2], &t).unwrap();
     let mut a = Amagold::new(AmagoldSettings::new(0.3, 3, 0.5), [0.0; 2], &t).unwrap();
     for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-        assert!(StepSizeAdaptable::set_step_size(&mut h, bad).is_err());
-        assert!(StepSizeAdaptable::set_step_size(&mut q, bad).is_err());
-        assert!(StepSizeAdaptable::set_step_size(&mut a, bad).is_err());
+        assert!(Sampler::set_step_size(&mut h, bad).is_err());
+        assert!(Sampler::set_step_size(&mut q, bad).is_err());
+        assert!(Sampler::set_step_size(&mut a, bad).is_err());
     }
     assert_eq!(h.settings().step_size, 0.3);
     assert_eq!(q.settings().step_size, 0.3);
     assert_eq!(a.settings().step_size, 0.3);
-    StepSizeAdaptable::set_step_size(&mut a, 0.2).unwrap();
+    Sampler::set_step_size(&mut a, 0.2).unwrap();
     assert_eq!(a.settings().step_size, 0.2);
 }

@@ -587,7 +587,7 @@ fn gaussian_family_rejects_wrong_truths() {
 }
 
 // ---------------------------------------------------------------------------
-// Step-size adaptation through `StepSizeAdaptable`.
+// Step-size adaptation through the `Sampler` trait.
 
 /// Dual averaging (target acceptance δ = 0.8) over 1200 warm-up updates tunes
 /// HMC-BFGS from a poor ε₀ = 0.05; afterwards ε stays fixed and the acceptance

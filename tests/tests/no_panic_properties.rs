@@ -461,6 +461,7 @@ impl<T: Real, const N: usize> MinibatchHessianDiagonal<T, N> for Scripted {
 
 /// A diagonal metric following a script; logs whether each evaluation was
 /// admissible (G⁻¹ finite and > 0, derivative finite).
+#[derive(Debug, Clone)]
 struct ScriptedMetric {
     script: Vec<Met>,
     next: Cell<usize>,
@@ -478,6 +479,19 @@ impl ScriptedMetric {
 
     fn take(&self) -> Vec<bool> {
         std::mem::take(&mut *self.calls.borrow_mut())
+    }
+
+    /// SGRLD and SGRHMC own their metric: before a step, their copy becomes
+    /// `other` (script, position in it, calls so far) ...
+    fn load(&mut self, other: &ScriptedMetric) {
+        self.clone_from(other);
+    }
+
+    /// ... and after it, `other` takes the copy's position and calls, as if
+    /// the step had called `other` itself.
+    fn unload(&self, other: &ScriptedMetric) {
+        other.next.set(self.next.get());
+        *other.calls.borrow_mut() = self.take();
     }
 }
 
@@ -2177,7 +2191,7 @@ fn sgrld<T: Real>(case: &RecipeCase) -> Outcome {
         settings.correction = Correction::Omitted;
     }
     let x0: [T; D] = to_t(&case.x0);
-    let built = Sgrld::<T, D>::new(settings, x0);
+    let built = Sgrld::<T, D, _>::new(settings, x0, ScriptedMetric::new(&[Met::Bump]));
     let Some(mut s) = check_built_plain(built, positive(settings.step_size), finite(&x0))? else {
         return Ok(());
     };
@@ -2185,7 +2199,12 @@ fn sgrld<T: Real>(case: &RecipeCase) -> Outcome {
         case,
         &mut s,
         |_, _, _| Overflow::default(),
-        |s, t, m, rng| s.step(t, m, rng),
+        |s, t, m, rng| {
+            s.metric_mut().load(m);
+            let r = s.step(t, rng);
+            s.metric().unload(m);
+            r
+        },
         |s| (all_bits(s.position()), finite(s.position())),
         |s| s.settings().step_size,
         |s, v| (s.set_step_size(v), positive(v)),
@@ -2333,7 +2352,11 @@ fn sgrhmc<T: Real>(case: &RecipeCase) -> Outcome {
     }
     let valid = positive(settings.step_size) && non_negative(settings.noise_estimate);
     let x0: [T; D] = to_t(&case.x0);
-    let Some(mut s) = check_built_plain(Sgrhmc::<T, D>::new(settings, x0), valid, finite(&x0))?
+    let Some(mut s) = check_built_plain(
+        Sgrhmc::<T, D, _>::new(settings, x0, ScriptedMetric::new(&[Met::Bump])),
+        valid,
+        finite(&x0),
+    )?
     else {
         return Ok(());
     };
@@ -2341,7 +2364,12 @@ fn sgrhmc<T: Real>(case: &RecipeCase) -> Outcome {
         case,
         &mut s,
         |_, _, _| Overflow::default(),
-        |s, t, m, rng| s.step(t, m, rng),
+        |s, t, m, rng| {
+            s.metric_mut().load(m);
+            let r = s.step(t, rng);
+            s.metric().unload(m);
+            r
+        },
         |s| {
             let mut b = all_bits(s.position());
             b.extend(all_bits(s.momentum()));
@@ -2370,7 +2398,12 @@ fn recipe_zero_dimension<T: Real>(case: &RecipeCase) -> Outcome {
         Psgld::<T, 0>::new(PsgldSettings::new(eps, T::HALF, a), []).map(|_| ())
     ));
     prop_assert!(invalid(
-        Sgrld::<T, 0>::new(SgrldSettings::new(eps), []).map(|_| ())
+        Sgrld::<T, 0, _>::new(
+            SgrldSettings::new(eps),
+            [],
+            ScriptedMetric::new(&[Met::Bump])
+        )
+        .map(|_| ())
     ));
     prop_assert!(invalid(
         Sghmc::<T, 0>::new(SghmcSettings::new(eps, a), []).map(|_| ())
@@ -2379,7 +2412,12 @@ fn recipe_zero_dimension<T: Real>(case: &RecipeCase) -> Outcome {
         Sgnht::<T, 0>::new(SgnhtSettings::new(eps, a), []).map(|_| ())
     ));
     prop_assert!(invalid(
-        Sgrhmc::<T, 0>::new(SgrhmcSettings::new(eps), []).map(|_| ())
+        Sgrhmc::<T, 0, _>::new(
+            SgrhmcSettings::new(eps),
+            [],
+            ScriptedMetric::new(&[Met::Bump])
+        )
+        .map(|_| ())
     ));
     Ok(())
 }

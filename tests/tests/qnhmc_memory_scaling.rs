@@ -22,9 +22,9 @@
 //! posterior's is 10⁻⁶ (the bound asserted is 10³).
 
 use nalgebra::{Matrix6, SymmetricEigen};
-use qnmc::adaptation::{DualAveragingSettings, StepSizeAdaptable, Warmup};
+use qnmc::adaptation::{DualAveragingSettings, Warmup};
 use qnmc::lbfgs::InitialScaling;
-use qnmc::{Error, MemoryUpdate, Potential, Qnhmc, QnhmcMass, QnhmcSettings};
+use qnmc::{MemoryUpdate, Potential, Qnhmc, QnhmcMass, QnhmcSettings};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 
@@ -68,14 +68,6 @@ impl Potential<f64, D> for BlrShapedGaussian {
     }
 }
 
-struct Adapt<'a>(&'a mut Qnhmc<f64, D, 10>);
-
-impl StepSizeAdaptable<f64> for Adapt<'_> {
-    fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
-        self.0.set_step_size(step_size)
-    }
-}
-
 /// Warms up QNHMC (M = C, L = 20, 10 pairs) from a point far from the mode
 /// and returns the eigenvalues of L⁻¹ H L⁻ᵀ of its frozen memory, ascending.
 fn frozen_memory_spectrum(scaling: InitialScaling<f64>, seed: u64) -> [f64; D] {
@@ -93,12 +85,10 @@ fn frozen_memory_spectrum(scaling: InitialScaling<f64>, seed: u64) -> [f64; D] {
     let mut warmup = Warmup::new(DualAveragingSettings::stan(0.01), WARMUP, 0.1)
         .unwrap()
         .with_restart(FREEZE);
-    warmup.start(&mut Adapt(&mut sampler), &mut rng).unwrap();
+    warmup.start(&mut sampler, &mut rng).unwrap();
     for _ in 0..WARMUP {
         let stats = sampler.step(&target, &mut rng);
-        warmup
-            .after_draw(&mut Adapt(&mut sampler), &stats, &mut rng)
-            .unwrap();
+        warmup.after_draw(&mut sampler, &stats, &mut rng).unwrap();
     }
     assert!(sampler.is_memory_frozen());
 

@@ -54,12 +54,16 @@ fn invalid_settings_name_the_field() {
             &c,
         );
         assert_invalid(
-            no_panic(&c, || Sgrld::<f64, 2>::new(SgrldSettings::new(v), X0)),
+            no_panic(&c, || {
+                Sgrld::<f64, 2, _>::new(SgrldSettings::new(v), X0, FaultyMetric::default())
+            }),
             "step_size",
             &c,
         );
         assert_invalid(
-            no_panic(&c, || Sgrhmc::<f64, 2>::new(SgrhmcSettings::new(v), X0)),
+            no_panic(&c, || {
+                Sgrhmc::<f64, 2, _>::new(SgrhmcSettings::new(v), X0, FaultyMetric::default())
+            }),
             "step_size",
             &c,
         );
@@ -120,7 +124,9 @@ fn invalid_settings_name_the_field() {
         let mut s = SgrhmcSettings::new(0.1);
         s.noise_estimate = v;
         assert_invalid(
-            no_panic(&c, || Sgrhmc::<f64, 2>::new(s, X0)),
+            no_panic(&c, || {
+                Sgrhmc::<f64, 2, _>::new(s, X0, FaultyMetric::default())
+            }),
             "noise_estimate",
             &c,
         );
@@ -183,7 +189,12 @@ fn invalid_settings_name_the_field() {
             Some(Error::NonFiniteInitialState)
         );
         assert_eq!(
-            Sgrhmc::<f64, 2>::new(SgrhmcSettings::new(0.1), [bad, 0.0]).err(),
+            Sgrhmc::<f64, 2, _>::new(
+                SgrhmcSettings::new(0.1),
+                [bad, 0.0],
+                FaultyMetric::default()
+            )
+            .err(),
             Some(Error::NonFiniteInitialState)
         );
         assert_eq!(
@@ -215,9 +226,11 @@ fn set_step_size_validates_and_keeps_old_settings() {
         assert_eq!(a.settings().step_size, 0.1);
         let mut b = Psgld::<f64, 2>::new(PsgldSettings::new(0.1, 0.9, 1e-3), X0).unwrap();
         assert_invalid(b.set_step_size(v), "step_size", "psgld");
-        let mut c = Sgrld::<f64, 2>::new(SgrldSettings::new(0.1), X0).unwrap();
+        let mut c =
+            Sgrld::<f64, 2, _>::new(SgrldSettings::new(0.1), X0, FaultyMetric::default()).unwrap();
         assert_invalid(c.set_step_size(v), "step_size", "sgrld");
-        let mut d = Sgrhmc::<f64, 2>::new(SgrhmcSettings::new(0.1), X0).unwrap();
+        let mut d = Sgrhmc::<f64, 2, _>::new(SgrhmcSettings::new(0.1), X0, FaultyMetric::default())
+            .unwrap();
         assert_invalid(d.set_step_size(v), "step_size", "sgrhmc");
         let mut e = Sgnht::<f64, 2>::new(SgnhtSettings::new(0.1, 1.0), X0).unwrap();
         assert_invalid(e.set_step_size(v), "step_size", "sgnht");
@@ -274,8 +287,17 @@ impl MinibatchHessianDiagonal<f64, 2> for WithHessian<'_> {
 }
 
 /// A metric that is fine unless `fault` is set, then returns it as G⁻¹₀₀.
+#[derive(Debug, Clone, Default)]
 struct FaultyMetric {
     fault: Cell<Option<f64>>,
+}
+
+impl FaultyMetric {
+    /// Takes `other`'s fault: SGRLD and SGRHMC own their metric, which
+    /// follows the one `exercise` and `fail_once` set faults on.
+    fn mirror(&mut self, other: &FaultyMetric) {
+        self.fault.set(other.fault.get());
+    }
 }
 
 impl DiagonalMetric<f64, 2> for FaultyMetric {
@@ -500,10 +522,13 @@ fn non_finite_gradients_metrics_and_proposals_leave_the_state_unchanged() {
         st4.step_size = 4.0;
         exercise(
             "SGRLD",
-            Sgrld::<f64, 2>::new(st, X0).unwrap(),
-            Some(Sgrld::<f64, 2>::new(st4, X0).unwrap()),
+            Sgrld::<f64, 2, _>::new(st, X0, FaultyMetric::default()).unwrap(),
+            Some(Sgrld::<f64, 2, _>::new(st4, X0, FaultyMetric::default()).unwrap()),
             |s| bits(s.position()),
-            |s, t, m, r| s.step(t, m, r).map(|_| ()),
+            |s, t, m, r| {
+                s.metric_mut().mirror(m);
+                s.step(t, r).map(|_| ())
+            },
             true,
         );
         let mut st = SgrhmcSettings::new(0.5);
@@ -512,10 +537,13 @@ fn non_finite_gradients_metrics_and_proposals_leave_the_state_unchanged() {
         st4.step_size = 4.0;
         exercise(
             "SGRHMC",
-            Sgrhmc::<f64, 2>::new(st, X0).unwrap(),
-            Some(Sgrhmc::<f64, 2>::new(st4, X0).unwrap()),
+            Sgrhmc::<f64, 2, _>::new(st, X0, FaultyMetric::default()).unwrap(),
+            Some(Sgrhmc::<f64, 2, _>::new(st4, X0, FaultyMetric::default()).unwrap()),
             |s| [bits(s.position()), bits(s.momentum())].concat(),
-            |s, t, m, r| s.step(t, m, r).map(|_| ()),
+            |s, t, m, r| {
+                s.metric_mut().mirror(m);
+                s.step(t, r).map(|_| ())
+            },
             true,
         );
     }
@@ -562,17 +590,14 @@ fn non_finite_gradients_metrics_and_proposals_leave_the_state_unchanged() {
 fn sgrhmc_indefinite_noise_is_an_error() {
     let mut st = SgrhmcSettings::new(0.1);
     st.noise_estimate = 100.0; // 2G⁻¹ ≤ 3 < εB̂ = 10
-    let mut s = Sgrhmc::<f64, 2>::new(st, X0).unwrap();
+    let mut s = Sgrhmc::<f64, 2, _>::new(st, X0, FaultyMetric::default()).unwrap();
     let target = Faulty {
-        fault: Cell::new(None),
-    };
-    let metric = FaultyMetric {
         fault: Cell::new(None),
     };
     let mut rng = XorShiftRng::seed_from_u64(1);
     let before = [bits(s.position()), bits(s.momentum())].concat();
     assert_eq!(
-        no_panic("indefinite", || s.step(&target, &metric, &mut rng)).err(),
+        no_panic("indefinite", || s.step(&target, &mut rng)).err(),
         Some(Error::NonFiniteProposal)
     );
     assert_eq!([bits(s.position()), bits(s.momentum())].concat(), before);

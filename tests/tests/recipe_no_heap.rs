@@ -122,12 +122,18 @@ fn all_samplers<T: Real>() {
     for c in [Correction::Included, Correction::Omitted] {
         let mut st = SgrldSettings::new(eps);
         st.correction = c;
-        run!("SGRLD", Sgrld::<T, 4>::new(st, x0).unwrap(), |s, rng| s
-            .step(&t, &BumpMetric, rng));
+        run!(
+            "SGRLD",
+            Sgrld::<T, 4, _>::new(st, x0, BumpMetric).unwrap(),
+            |s, rng| s.step(&t, rng)
+        );
         let mut st = SgrhmcSettings::new(eps);
         st.correction = c;
-        run!("SGRHMC", Sgrhmc::<T, 4>::new(st, x0).unwrap(), |s, rng| s
-            .step(&t, &BumpMetric, rng));
+        run!(
+            "SGRHMC",
+            Sgrhmc::<T, 4, _>::new(st, x0, BumpMetric).unwrap(),
+            |s, rng| s.step(&t, rng)
+        );
     }
     for update in [SghmcUpdate::PositionFirst, SghmcUpdate::RecipeEuler] {
         let mut st = SghmcSettings::new(eps, T::ONE);
@@ -144,8 +150,13 @@ fn all_samplers<T: Real>() {
     let metric = DoubleWellMetric { offset: 1.05 };
     run!(
         "SGRHMC toy",
-        Sgrhmc::<T, 1>::new(SgrhmcSettings::new(T::from_f64(0.005)), [T::from_f64(0.3)]).unwrap(),
-        |s, rng| s.step(&DoubleWell, &metric, rng)
+        Sgrhmc::<T, 1, _>::new(
+            SgrhmcSettings::new(T::from_f64(0.005)),
+            [T::from_f64(0.3)],
+            &metric
+        )
+        .unwrap(),
+        |s, rng| s.step(&DoubleWell, rng)
     );
 }
 

@@ -160,7 +160,7 @@ fn sgrld_chain(correction: Correction, reference_gamma: f64) -> f64 {
     let eps = 0.05;
     let mut settings = SgrldSettings::new(eps);
     settings.correction = correction;
-    let mut core = Sgrld::<f64, 3>::new(settings, X0).unwrap();
+    let mut core = Sgrld::<f64, 3, _>::new(settings, X0, BumpMetric).unwrap();
     let (mut ra, mut rb) = (rng(13), rng(13));
     let mut theta = DVector::from_column_slice(&X0);
     let mut worst = 0.0f64;
@@ -169,7 +169,7 @@ fn sgrld_chain(correction: Correction, reference_gamma: f64) -> f64 {
         (g, reference_gamma * d)
     };
     for _ in 0..STEPS {
-        core.step(&t, &BumpMetric, &mut ra).unwrap();
+        core.step(&t, &mut ra).unwrap();
         let (g, w) = draw::<3, _, _>(&t, &theta, &mut rb);
         theta = sgrld_step(&theta, &g, &w, eps, metric, reference_gamma != 0.0);
         worst = worst.max(err(core.position(), &theta));
@@ -334,14 +334,14 @@ fn sgrhmc_chain(correction: Correction, reference_correct: bool, bhat: f64) -> f
     let mut settings = SgrhmcSettings::new(eps);
     settings.correction = correction;
     settings.noise_estimate = bhat;
-    let mut core = Sgrhmc::<f64, 3>::new(settings, X0).unwrap();
+    let mut core = Sgrhmc::<f64, 3, _>::new(settings, X0, BumpMetric).unwrap();
     core.set_momentum([0.3, -0.2, 0.1]).unwrap();
     let (mut ra, mut rb) = (rng(16), rng(16));
     let mut theta = DVector::from_column_slice(&X0);
     let mut r = DVector::from_column_slice(&[0.3, -0.2, 0.1]);
     let mut worst = 0.0f64;
     for _ in 0..STEPS {
-        core.step(&t, &BumpMetric, &mut ra).unwrap();
+        core.step(&t, &mut ra).unwrap();
         let (g, w) = draw::<3, _, _>(&t, &theta, &mut rb);
         (theta, r) = sgrhmc_step(
             &theta,

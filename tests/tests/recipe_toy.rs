@@ -85,9 +85,9 @@ fn run(kind: Kind, seed: u64) -> Vec<f64> {
         Kind::Sgrhmc(c) => {
             let mut settings = SgrhmcSettings::new(eps);
             settings.correction = c;
-            let mut s = Sgrhmc::<f64, 1>::new(settings, [0.3]).unwrap();
+            let mut s = Sgrhmc::<f64, 1, _>::new(settings, [0.3], &METRIC).unwrap();
             for t in 0..BURN + draws {
-                s.step(&DoubleWell, &METRIC, &mut rng).unwrap();
+                s.step(&DoubleWell, &mut rng).unwrap();
                 if t >= BURN {
                     out.push(s.position()[0]);
                 }
@@ -96,9 +96,9 @@ fn run(kind: Kind, seed: u64) -> Vec<f64> {
         Kind::Sgrld(c) => {
             let mut settings = SgrldSettings::new(eps);
             settings.correction = c;
-            let mut s = Sgrld::<f64, 1>::new(settings, [0.3]).unwrap();
+            let mut s = Sgrld::<f64, 1, _>::new(settings, [0.3], &METRIC).unwrap();
             for t in 0..BURN + draws {
-                s.step(&DoubleWell, &METRIC, &mut rng).unwrap();
+                s.step(&DoubleWell, &mut rng).unwrap();
                 if t >= BURN {
                     out.push(s.position()[0]);
                 }

@@ -18,11 +18,12 @@
 //! as well, xₘ and x̄ₘ are clamped to [−80, 80] (ε ∈ [1.8·10⁻³⁵, 5.5·10³⁴]);
 //! the clamp never acts on a sensible run.
 //!
-//! [`Warmup`] drives any sampler implementing [`StepSizeAdaptable`] ([`Hmc`],
-//! [`Qnhmc`], [`Amagold`], and the ensembles `HmcBfgs` and `MhBfgs`): after each of the first n draws it feeds the draw's
+//! [`Warmup`] drives any [`Sampler`] whose step size is free (every one but
+//! HAMCMC, whose step size follows its schedule): after each of the first n
+//! draws it feeds the draw's
 //! acceptance probability to the dual averaging and sets the next step size
 //! exp(xₘ); after draw n it sets ε̄ = exp(x̄ₙ) for good. Draws after warm-up then
-//! come from a fixed, exact kernel (for [`Qnhmc`] also set
+//! come from a fixed, exact kernel (for [`Qnhmc`](crate::Qnhmc) also set
 //! `MemoryUpdate::FreezeAfter(n)`, so the sampler freezes its memory at the same
 //! draw). Optional jitter multiplies every step size the driver sets by
 //! (1 + j(2u − 1)), u uniform on (0, 1] drawn from the caller's generator — one
@@ -57,40 +58,7 @@ use rand_core::Rng;
 
 use crate::Real;
 use crate::error::{Error, require_positive};
-use crate::samplers::amagold::Amagold;
-use crate::samplers::{Hmc, Nuts, Qnhmc};
-
-/// A sampler whose step size can be changed between draws.
-pub trait StepSizeAdaptable<T> {
-    /// Sets the step size for the next draws; on error the old one stays.
-    fn set_step_size(&mut self, step_size: T) -> Result<(), Error>;
-}
-
-impl<T: Real, const D: usize> StepSizeAdaptable<T> for Hmc<T, D> {
-    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
-        Hmc::set_step_size(self, step_size)
-    }
-}
-
-impl<T: Real, const D: usize, const M: usize> StepSizeAdaptable<T> for Qnhmc<T, D, M> {
-    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
-        Qnhmc::set_step_size(self, step_size)
-    }
-}
-
-impl<T: Real, const D: usize, K: crate::metric::Metric<T, D>, const MAX_DEPTH: usize>
-    StepSizeAdaptable<T> for Nuts<T, D, K, MAX_DEPTH>
-{
-    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
-        Nuts::set_step_size(self, step_size)
-    }
-}
-
-impl<T: Real, const D: usize> StepSizeAdaptable<T> for Amagold<T, D> {
-    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
-        Amagold::set_step_size(self, step_size)
-    }
-}
+use crate::samplers::Sampler;
 
 /// Settings of [`DualAveraging`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -329,7 +297,7 @@ impl<T: Real> Warmup<T> {
     }
 
     /// Sets the sampler's step size to ε₀ (jittered) before the first draw.
-    pub fn start<S: StepSizeAdaptable<T>, R: Rng + ?Sized>(
+    pub fn start<const D: usize, S: Sampler<T, D> + ?Sized, R: Rng + ?Sized>(
         &mut self,
         sampler: &mut S,
         rng: &mut R,
@@ -348,7 +316,7 @@ impl<T: Real> Warmup<T> {
     /// warm-up, fixes ε̄ after the last warm-up draw, and sets the step size of
     /// the next draw (returned). On error (a step size the sampler refuses) the
     /// sampler keeps its old step size.
-    pub fn after_draw<S: StepSizeAdaptable<T>, R: Rng + ?Sized>(
+    pub fn after_draw<const D: usize, S: Sampler<T, D> + ?Sized, R: Rng + ?Sized>(
         &mut self,
         sampler: &mut S,
         stats: &crate::StepStats<T>,

@@ -63,6 +63,8 @@
 
 use rand_core::Rng;
 
+use super::sampler::{Sampler, Step};
+
 use super::metropolis::metropolis;
 use crate::Real;
 use crate::error::{Error, require_non_negative, require_positive};
@@ -374,5 +376,33 @@ impl<T: Real, const D: usize> Amagold<T, D> {
             }
         }
         stats
+    }
+}
+
+impl<T: Real, const D: usize> Sampler<T, D> for Amagold<T, D> {
+    type Settings = AmagoldSettings<T>;
+    fn settings(&self) -> &AmagoldSettings<T> {
+        Amagold::settings(self)
+    }
+    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        Amagold::set_step_size(self, step_size)
+    }
+    fn position(&self) -> &[T; D] {
+        Amagold::position(self)
+    }
+    fn potential(&self) -> Option<T> {
+        Some(Amagold::potential(self))
+    }
+}
+
+/// AMAGOLD's transition: minibatch inner steps, then the full-data test.
+/// L2MC (the same sampler on full-batch gradients) is
+/// [`step_full_batch`](Amagold::step_full_batch).
+impl<T: Real, const D: usize, P: Potential<T, D> + MinibatchPotential<T, D>> Step<T, D, P>
+    for Amagold<T, D>
+{
+    type Stats = StepStats<T>;
+    fn step<R: Rng + ?Sized>(&mut self, target: &P, rng: &mut R) -> Result<StepStats<T>, Error> {
+        Ok(Amagold::step(self, target, rng))
     }
 }

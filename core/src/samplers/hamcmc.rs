@@ -25,6 +25,8 @@
 
 use rand_core::Rng;
 
+use super::sampler::{Sampler, Step};
+
 use crate::Real;
 use crate::error::{Error, require_positive};
 use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
@@ -253,5 +255,32 @@ impl<T: Real, const D: usize, const M: usize> Hamcmc<T, D, M> {
         }
         self.draws += 1;
         Ok(stats)
+    }
+}
+
+impl<T: Real, const D: usize, const M: usize> Sampler<T, D> for Hamcmc<T, D, M> {
+    type Settings = HamcmcSettings<T>;
+    fn settings(&self) -> &HamcmcSettings<T> {
+        Hamcmc::settings(self)
+    }
+    /// Always refused: HAMCMC's step size follows its schedule
+    /// ([`StepSizeSchedule`]).
+    fn set_step_size(&mut self, _step_size: T) -> Result<(), Error> {
+        Err(Error::InvalidSetting {
+            setting: "step_size",
+            requirement: "fixed by HAMCMC's schedule",
+        })
+    }
+    fn position(&self) -> &[T; D] {
+        Hamcmc::position(self)
+    }
+}
+
+impl<T: Real, const D: usize, const M: usize, P: MinibatchPotential<T, D>> Step<T, D, P>
+    for Hamcmc<T, D, M>
+{
+    type Stats = StepStats<T>;
+    fn step<R: Rng + ?Sized>(&mut self, target: &P, rng: &mut R) -> Result<StepStats<T>, Error> {
+        Hamcmc::step(self, target, rng)
     }
 }

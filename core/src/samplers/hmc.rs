@@ -3,6 +3,8 @@
 
 use rand_core::Rng;
 
+use super::sampler::{Sampler, Step};
+
 use super::metropolis::metropolis;
 use crate::Real;
 use crate::error::{Error, require_positive};
@@ -225,5 +227,28 @@ impl<T: Real, const D: usize> Hmc<T, D> {
             self.potential = proposal_potential;
         }
         stats
+    }
+}
+
+impl<T: Real, const D: usize> Sampler<T, D> for Hmc<T, D> {
+    type Settings = HmcSettings<T, D>;
+    fn settings(&self) -> &HmcSettings<T, D> {
+        Hmc::settings(self)
+    }
+    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        Hmc::set_step_size(self, step_size)
+    }
+    fn position(&self) -> &[T; D] {
+        Hmc::position(self)
+    }
+    fn potential(&self) -> Option<T> {
+        Some(Hmc::potential(self))
+    }
+}
+
+impl<T: Real, const D: usize, P: Potential<T, D>> Step<T, D, P> for Hmc<T, D> {
+    type Stats = StepStats<T>;
+    fn step<R: Rng + ?Sized>(&mut self, target: &P, rng: &mut R) -> Result<StepStats<T>, Error> {
+        Ok(Hmc::step(self, target, rng))
     }
 }

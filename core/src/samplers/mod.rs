@@ -1,4 +1,6 @@
-//! The samplers, one file each, named after their papers.
+//! The samplers, one file each, named after their papers; every one
+//! implements [`Sampler`] and [`Step`] (`sampler.rs`), so generic code names
+//! none of them.
 //!
 //! | sampler | paper | exact? |
 //! |---|---|---|
@@ -19,6 +21,7 @@ mod metropolis;
 pub mod nuts;
 mod qnhmc;
 pub mod recipe;
+mod sampler;
 
 pub use amagold::{Amagold, AmagoldSettings, L2mc, MomentumRefresh};
 pub use ensemble::{HmcBfgs, HmcBfgsSettings, MhBfgs, MhBfgsProposal, MhBfgsSettings};
@@ -31,3 +34,4 @@ pub use recipe::{
     Psgld, PsgldSettings, Sghmc, SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht,
     SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings,
 };
+pub use sampler::{Sampler, Step};

@@ -44,6 +44,8 @@
 
 use rand_core::Rng;
 
+use super::sampler::{Sampler, Step};
+
 use crate::Real;
 use crate::error::{Error, require_positive};
 #[cfg(doc)]
@@ -1318,5 +1320,41 @@ mod layout_tests {
         assert_eq!(align_of::<Nuts<f64, 100, Diagonal>>(), 64);
         assert_eq!(align_of::<Lbfgs>(), 64);
         assert_eq!(align_of::<Diagonal>(), 64);
+    }
+}
+
+impl<T: Real> From<NutsStats<T>> for StepStats<T> {
+    fn from(stats: NutsStats<T>) -> StepStats<T> {
+        stats.step_stats()
+    }
+}
+
+impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Sampler<T, D>
+    for Nuts<T, D, K, MAX_DEPTH>
+{
+    type Settings = NutsSettings<T>;
+    fn settings(&self) -> &NutsSettings<T> {
+        Nuts::settings(self)
+    }
+    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        Nuts::set_step_size(self, step_size)
+    }
+    fn position(&self) -> &[T; D] {
+        Nuts::position(self)
+    }
+    fn potential(&self) -> Option<T> {
+        Some(Nuts::potential(self))
+    }
+    fn dimension(&self) -> usize {
+        Nuts::dimension(self)
+    }
+}
+
+impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize, P: Potential<T, D>>
+    Step<T, D, P> for Nuts<T, D, K, MAX_DEPTH>
+{
+    type Stats = NutsStats<T>;
+    fn step<R: Rng + ?Sized>(&mut self, target: &P, rng: &mut R) -> Result<NutsStats<T>, Error> {
+        Ok(Nuts::step(self, target, rng))
     }
 }

@@ -25,6 +25,8 @@
 
 use rand_core::Rng;
 
+use super::sampler::{Sampler, Step};
+
 use super::metropolis::metropolis;
 use crate::Real;
 use crate::error::{Error, require_positive};
@@ -330,5 +332,28 @@ impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
             }
         }
         stats
+    }
+}
+
+impl<T: Real, const D: usize, const M: usize> Sampler<T, D> for Qnhmc<T, D, M> {
+    type Settings = QnhmcSettings<T>;
+    fn settings(&self) -> &QnhmcSettings<T> {
+        Qnhmc::settings(self)
+    }
+    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        Qnhmc::set_step_size(self, step_size)
+    }
+    fn position(&self) -> &[T; D] {
+        Qnhmc::position(self)
+    }
+    fn potential(&self) -> Option<T> {
+        Some(Qnhmc::potential(self))
+    }
+}
+
+impl<T: Real, const D: usize, const M: usize, P: Potential<T, D>> Step<T, D, P> for Qnhmc<T, D, M> {
+    type Stats = StepStats<T>;
+    fn step<R: Rng + ?Sized>(&mut self, target: &P, rng: &mut R) -> Result<StepStats<T>, Error> {
+        Ok(Qnhmc::step(self, target, rng))
     }
 }

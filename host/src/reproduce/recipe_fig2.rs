@@ -153,9 +153,9 @@ where
             } else {
                 Correction::Omitted
             };
-            let mut s = Sgrhmc::new(settings, start).expect("valid settings");
+            let mut s = Sgrhmc::new(settings, start, metric).expect("valid settings");
             for k in 0..BURN_IN + steps {
-                failures += s.step(target, metric, &mut rng).is_err() as usize;
+                failures += s.step(target, &mut rng).is_err() as usize;
                 record(k, s.position());
             }
         }

@@ -21,7 +21,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use qnmc::adaptation::{DualAveragingSettings, StepSizeAdaptable, Warmup};
+use qnmc::Sampler;
+use qnmc::adaptation::{DualAveragingSettings, Warmup};
 use qnmc::{
     Hmc, HmcBfgs, HmcBfgsSettings, HmcSettings, MhBfgs, MhBfgsProposal, MhBfgsSettings, StepStats,
 };
@@ -144,7 +145,7 @@ fn initial(rng: &mut XorShiftRng) -> f64 {
 
 /// Drives a step-size-adaptable sampler: `burn_in` adapted updates, then
 /// `samples` kept ones; `record` is called after every kept update.
-fn drive<S: StepSizeAdaptable<f64>>(
+fn drive<const D: usize, S: Sampler<f64, D>>(
     sampler: &mut S,
     lengths: Lengths,
     initial_step: f64,

@@ -14,16 +14,16 @@ use qnmc::lbfgs::InitialScaling;
 use qnmc::{
     Amagold, AmagoldSettings, Error, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings,
     HmcSettings, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, NutsSettings, Potential,
-    Psgld, PsgldSettings, Qnhmc, QnhmcSettings, Sghmc, SghmcSettings, Sgld, SgldSettings, Sgnht,
-    SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings, StepSizeAdaptable,
-    StepSizeSchedule, StepStats,
+    Psgld, PsgldSettings, Qnhmc, QnhmcSettings, Sampler, Sghmc, SghmcSettings, Sgld, SgldSettings,
+    Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings, StepSizeSchedule,
+    StepStats,
 };
 use rand_core::SeedableRng;
 
 use super::progress::Progress;
 use super::samplers::{
     AmagoldChain, ChainSampler, ConstantDiagonalMetric, ENSEMBLE_MEMORY, ENSEMBLE_WALKERS,
-    NutsChain, WithMetric,
+    NutsChain, Sweep,
 };
 use super::{
     DIVERGENCE_TARGET_ACCEPTANCE, MetricKind, RunError, RunSettings, SamplerKind, chain_seed,
@@ -202,6 +202,7 @@ pub(crate) fn run_chain<const D: usize>(
                     starts,
                     &x.target
                 )
+                .map(Sweep)
             )
         }
         SamplerKind::MhBfgs => {
@@ -215,6 +216,7 @@ pub(crate) fn run_chain<const D: usize>(
                     starts,
                     &x.target
                 )
+                .map(Sweep)
             )
         }
         SamplerKind::Amagold | SamplerKind::L2mc => {
@@ -237,10 +239,7 @@ pub(crate) fn run_chain<const D: usize>(
         SamplerKind::Sgrld => go!(
             job,
             x,
-            Sgrld::<f64, D>::new(SgrldSettings::new(eps), start).map(|sampler| WithMetric {
-                sampler,
-                metric: sg_metric(s),
-            })
+            Sgrld::<f64, D, _>::new(SgrldSettings::new(eps), start, sg_metric(s))
         ),
         SamplerKind::Sghmc => go!(
             job,
@@ -261,10 +260,7 @@ pub(crate) fn run_chain<const D: usize>(
         SamplerKind::Sgrhmc => go!(
             job,
             x,
-            Sgrhmc::<f64, D>::new(SgrhmcSettings::new(eps), start).map(|sampler| WithMetric {
-                sampler,
-                metric: sg_metric(s),
-            })
+            Sgrhmc::<f64, D, _>::new(SgrhmcSettings::new(eps), start, sg_metric(s))
         ),
         // The other metrics went to `run_nuts_chain` above.
         SamplerKind::Nuts => go!(
@@ -467,9 +463,17 @@ fn walker_starts<const D: usize>(
 /// Adapter: the dual-averaging driver sees any [`ChainSampler`].
 struct Adaptable<'s, const D: usize, S: ?Sized>(&'s mut S);
 
-impl<const D: usize, S: ChainSampler<D> + ?Sized> StepSizeAdaptable<f64> for Adaptable<'_, D, S> {
+impl<const D: usize, S: ChainSampler<D> + ?Sized> Sampler<f64, D> for Adaptable<'_, D, S> {
+    /// The chain loop keeps the settings; the driver needs only the step size.
+    type Settings = ();
+    fn settings(&self) -> &() {
+        &()
+    }
     fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
         self.0.set_step_size(step_size)
+    }
+    fn position(&self) -> &[f64; D] {
+        self.0.position()
     }
 }
 

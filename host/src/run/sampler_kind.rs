@@ -119,8 +119,8 @@ impl SamplerKind {
     }
 
     /// `true` when the step size is tuned by dual averaging during warm-up
-    /// (the sampler has a Metropolis test and implements
-    /// [`qnmc::StepSizeAdaptable`]).
+    /// (the sampler has a Metropolis test and a free step size, set through
+    /// [`qnmc::Sampler::set_step_size`]).
     pub fn adapts_step_size(self) -> bool {
         matches!(
             self,

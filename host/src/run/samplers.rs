@@ -2,10 +2,7 @@
 //! chain loop ([`super::chain`]) drives them all.
 
 use qnmc::samplers::recipe::DiagonalMetric;
-use qnmc::{
-    Amagold, Error, Hamcmc, Hmc, HmcBfgs, MhBfgs, Psgld, Qnhmc, Sghmc, Sgld, Sgnht, Sgrhmc, Sgrld,
-    StepStats,
-};
+use qnmc::{Amagold, Error, HmcBfgs, MhBfgs, Sampler, Step, StepStats};
 
 use crate::model::{ModelRng, PaddedModel};
 use qnmc::adaptation::{AdaptiveNuts, MetricEstimator};
@@ -43,31 +40,32 @@ pub(crate) trait ChainSampler<const D: usize> {
     }
 }
 
-macro_rules! exact_sampler {
-    ($ty:ty, [$($generics:tt)*]) => {
-        impl<$($generics)*> ChainSampler<D> for $ty {
-            fn step(
-                &mut self,
-                target: &PaddedModel<'_, D>,
-                rng: &mut ModelRng,
-            ) -> Result<StepStats<f64>, Error> {
-                Ok(<$ty>::step(self, target, rng))
-            }
-            fn position(&self) -> &[f64; D] {
-                <$ty>::position(self)
-            }
-            fn potential(&self) -> Option<f64> {
-                Some(<$ty>::potential(self))
-            }
-            fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
-                <$ty>::set_step_size(self, step_size)
-            }
-        }
-    };
+/// Every core sampler whose transition reports [`StepStats`] is a chain
+/// sampler as it is: the core's [`Sampler`] and [`Step`] traits are the
+/// chain loop's interface (HMC, QNHMC, HAMCMC, the recipe family). What
+/// needs more is wrapped: NUTS with its warm-up ([`NutsChain`]), AMAGOLD or
+/// L2MC ([`AmagoldChain`]) and the ensembles' sweeps ([`Sweep`]).
+impl<const D: usize, S> ChainSampler<D> for S
+where
+    S: for<'m> Step<f64, D, PaddedModel<'m, D>, Stats = StepStats<f64>>,
+{
+    fn step(
+        &mut self,
+        target: &PaddedModel<'_, D>,
+        rng: &mut ModelRng,
+    ) -> Result<StepStats<f64>, Error> {
+        Step::step(self, target, rng)
+    }
+    fn position(&self) -> &[f64; D] {
+        Sampler::position(self)
+    }
+    fn potential(&self) -> Option<f64> {
+        Sampler::potential(self)
+    }
+    fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
+        Sampler::set_step_size(self, step_size)
+    }
 }
-
-exact_sampler!(Hmc<f64, D>, [const D: usize]);
-exact_sampler!(Qnhmc<f64, D, M>, [const D: usize, const M: usize]);
 
 /// NUTS with its own windowed warm-up. During warm-up a draw's gradient
 /// count includes the step-size searches made after it, so the run's total
@@ -141,12 +139,17 @@ impl<const D: usize> ChainSampler<D> for AmagoldChain<D> {
     }
 }
 
-/// One iteration of an ensemble is a sweep: every walker moves once. The
-/// statistics are walker 0's, except the acceptance probability (mean over
-/// the sweep, what the dual averaging sees) and the gradient count (sum).
+/// An ensemble whose iteration is a sweep: every walker moves once (the
+/// core's [`Step`] moves one). The statistics are walker 0's, except the
+/// acceptance probability (mean over the sweep, what the dual averaging
+/// sees) and the gradient count (sum).
+pub(crate) struct Sweep<S>(pub(crate) S);
+
 macro_rules! ensemble_sampler {
     ($name:ident) => {
-        impl<const D: usize> ChainSampler<D> for $name<f64, D, ENSEMBLE_WALKERS, ENSEMBLE_MEMORY> {
+        impl<const D: usize> ChainSampler<D>
+            for Sweep<$name<f64, D, ENSEMBLE_WALKERS, ENSEMBLE_MEMORY>>
+        {
             fn step(
                 &mut self,
                 target: &PaddedModel<'_, D>,
@@ -155,8 +158,8 @@ macro_rules! ensemble_sampler {
                 let mut first: Option<StepStats<f64>> = None;
                 let (mut acceptance, mut gradients) = (0.0, 0u32);
                 for _ in 0..ENSEMBLE_WALKERS {
-                    let walker = self.next_chain();
-                    let stats = $name::step(self, target, rng);
+                    let walker = self.0.next_chain();
+                    let stats = $name::step(&mut self.0, target, rng);
                     let a = stats.acceptance_probability;
                     acceptance += if a.is_finite() { a } else { 0.0 };
                     gradients = gradients.saturating_add(stats.gradient_evaluations);
@@ -171,20 +174,20 @@ macro_rules! ensemble_sampler {
                     divergent: false,
                     gradient_evaluations: 0,
                     pairs_skipped: 0,
-                    step_size: self.settings().step_size,
+                    step_size: self.0.settings().step_size,
                 });
                 stats.acceptance_probability = acceptance / ENSEMBLE_WALKERS as f64;
                 stats.gradient_evaluations = gradients;
                 Ok(stats)
             }
             fn position(&self) -> &[f64; D] {
-                &self.positions()[0]
+                Sampler::position(&self.0)
             }
             fn potential(&self) -> Option<f64> {
-                Some(self.potentials()[0])
+                Sampler::potential(&self.0)
             }
             fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
-                $name::set_step_size(self, step_size)
+                Sampler::set_step_size(&mut self.0, step_size)
             }
         }
     };
@@ -193,55 +196,6 @@ macro_rules! ensemble_sampler {
 ensemble_sampler!(HmcBfgs);
 ensemble_sampler!(MhBfgs);
 
-impl<const D: usize, const M: usize> ChainSampler<D> for Hamcmc<f64, D, M> {
-    fn step(
-        &mut self,
-        target: &PaddedModel<'_, D>,
-        rng: &mut ModelRng,
-    ) -> Result<StepStats<f64>, Error> {
-        Hamcmc::step(self, target, rng)
-    }
-    fn position(&self) -> &[f64; D] {
-        Hamcmc::position(self)
-    }
-    fn potential(&self) -> Option<f64> {
-        None
-    }
-    fn set_step_size(&mut self, _step_size: f64) -> Result<(), Error> {
-        Err(Error::InvalidSetting {
-            setting: "step_size",
-            requirement: "fixed by HAMCMC's schedule",
-        })
-    }
-}
-
-macro_rules! recipe_sampler {
-    ($name:ident) => {
-        impl<const D: usize> ChainSampler<D> for $name<f64, D> {
-            fn step(
-                &mut self,
-                target: &PaddedModel<'_, D>,
-                rng: &mut ModelRng,
-            ) -> Result<StepStats<f64>, Error> {
-                $name::step(self, target, rng)
-            }
-            fn position(&self) -> &[f64; D] {
-                $name::position(self)
-            }
-            fn potential(&self) -> Option<f64> {
-                None
-            }
-            fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
-                $name::set_step_size(self, step_size)
-            }
-        }
-    };
-}
-
-recipe_sampler!(Sgld);
-recipe_sampler!(Psgld);
-recipe_sampler!(Sghmc);
-recipe_sampler!(Sgnht);
 /// A constant diagonal metric: G⁻¹ = diag(`inverse`), ∂G⁻¹ = 0 (SGRLD and
 /// SGRHMC with the pilot's G = diag(Hessian at the mode)).
 pub(crate) struct ConstantDiagonalMetric<const D: usize> {
@@ -273,35 +227,3 @@ impl<const D: usize> DiagonalMetric<f64, D> for ConstantDiagonalMetric<D> {
         *derivative = [0.0; D];
     }
 }
-
-/// SGRLD or SGRHMC with its constant metric.
-pub(crate) struct WithMetric<S, const D: usize> {
-    pub(crate) sampler: S,
-    pub(crate) metric: ConstantDiagonalMetric<D>,
-}
-
-macro_rules! metric_sampler {
-    ($name:ident) => {
-        impl<const D: usize> ChainSampler<D> for WithMetric<$name<f64, D>, D> {
-            fn step(
-                &mut self,
-                target: &PaddedModel<'_, D>,
-                rng: &mut ModelRng,
-            ) -> Result<StepStats<f64>, Error> {
-                self.sampler.step(target, &self.metric, rng)
-            }
-            fn position(&self) -> &[f64; D] {
-                self.sampler.position()
-            }
-            fn potential(&self) -> Option<f64> {
-                None
-            }
-            fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
-                self.sampler.set_step_size(step_size)
-            }
-        }
-    };
-}
-
-metric_sampler!(Sgrld);
-metric_sampler!(Sgrhmc);

@@ -1,6 +1,6 @@
 //! Dense, allocating reference implementations of the core's algorithms.
 //!
-//! Written from ALGORITHMS.md and the core's documented order of random draws,
+//! Written from docs/ALGORITHMS.md and the core's documented order of random draws,
 //! with `nalgebra` matrices and plain `Vec`s, not from the core's loops:
 //!
 //! - [`dense_bfgs`]: the BFGS matrices H (inverse update), B (direct update) and

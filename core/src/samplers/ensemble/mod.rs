@@ -59,7 +59,7 @@
 //! (K − 2 pairs of curvature information); the paper, like the tests here, finds
 //! the random-walk MH-BFGS slow in high dimension — prefer HMC-BFGS there.
 //!
-//! Both samplers implement [`StepSizeAdaptable`](crate::adaptation::StepSizeAdaptable),
+//! Both samplers implement [`Sampler`](crate::Sampler) and [`Step`](crate::Step),
 //! so the warm-up driver can tune ε from the acceptance probability of every
 //! update (warm-up draws are then discarded, as for every adapted sampler).
 //!
@@ -103,7 +103,7 @@
 /// The public methods the two samplers share word for word, written once: the
 /// settings in force and replacing them, the step size, the ensemble's states,
 /// potentials, gradients, cursor and metric memory, and the
-/// `StepSizeAdaptable` impl. `$sampler` must hold `settings:
+/// [`Sampler`](crate::Sampler) and [`Step`](crate::Step) impls. `$sampler` must hold `settings:
 /// $settings<T>` and `ensemble: Ensemble<T, D, K, M>`; `$settings` must have
 /// `step_size`, `scaling`, `curvature` and `validate`. The doc attributes given
 /// go on `set_step_size`.
@@ -167,11 +167,38 @@ macro_rules! shared_methods {
             }
         }
 
+        /// The ensemble as one chain: its state is walker 0's, and a
+        /// [`step`]($crate::Step::step) moves the next walker.
         impl<T: $crate::Real, const D: usize, const K: usize, const M: usize>
-            $crate::adaptation::StepSizeAdaptable<T> for $sampler<T, D, K, M>
+            $crate::Sampler<T, D> for $sampler<T, D, K, M>
         {
+            type Settings = $settings<T>;
+            fn settings(&self) -> &$settings<T> {
+                &self.settings
+            }
             fn set_step_size(&mut self, step_size: T) -> Result<(), $crate::error::Error> {
                 $sampler::set_step_size(self, step_size)
+            }
+            fn position(&self) -> &[T; D] {
+                &self.ensemble.positions[0]
+            }
+            fn potential(&self) -> Option<T> {
+                Some(self.ensemble.potentials[0])
+            }
+        }
+
+        impl<T: $crate::Real, const D: usize, const K: usize, const M: usize, P>
+            $crate::Step<T, D, P> for $sampler<T, D, K, M>
+        where
+            P: $crate::target::Potential<T, D>,
+        {
+            type Stats = $crate::stats::StepStats<T>;
+            fn step<R: rand_core::Rng + ?Sized>(
+                &mut self,
+                target: &P,
+                rng: &mut R,
+            ) -> Result<$crate::stats::StepStats<T>, $crate::error::Error> {
+                Ok($sampler::step(self, target, rng))
             }
         }
     };

@@ -67,6 +67,40 @@
 //! assert!((second_moment / 20_000.0 - 1.0).abs() < 0.2);
 //! ```
 
+/// [`Sampler`](crate::Sampler) and [`Step`](crate::Step) for a recipe
+/// sampler `$sampler<T, D>` with settings `$settings<T>` and the inherent
+/// `settings`, `set_step_size`, `position` and `step(target, rng)` on a
+/// [`MinibatchPotential`] every recipe sampler has.
+macro_rules! recipe_sampler_traits {
+    ($sampler:ident, $settings:ident) => {
+        impl<T: $crate::Real, const D: usize> $crate::Sampler<T, D> for $sampler<T, D> {
+            type Settings = $settings<T>;
+            fn settings(&self) -> &$settings<T> {
+                $sampler::settings(self)
+            }
+            fn set_step_size(&mut self, step_size: T) -> Result<(), $crate::error::Error> {
+                $sampler::set_step_size(self, step_size)
+            }
+            fn position(&self) -> &[T; D] {
+                $sampler::position(self)
+            }
+        }
+
+        impl<T: $crate::Real, const D: usize, P: $crate::target::MinibatchPotential<T, D>>
+            $crate::Step<T, D, P> for $sampler<T, D>
+        {
+            type Stats = $crate::stats::StepStats<T>;
+            fn step<R: rand_core::Rng + ?Sized>(
+                &mut self,
+                target: &P,
+                rng: &mut R,
+            ) -> Result<$crate::stats::StepStats<T>, $crate::error::Error> {
+                $sampler::step(self, target, rng)
+            }
+        }
+    };
+}
+
 pub mod engine;
 mod psgld;
 mod sghmc;

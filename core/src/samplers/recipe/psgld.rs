@@ -295,3 +295,5 @@ impl<T: Real, const D: usize> Psgld<T, D> {
         Ok(stats)
     }
 }
+
+recipe_sampler_traits!(Psgld, PsgldSettings);

@@ -303,3 +303,5 @@ impl<T: Real, const D: usize> Sghmc<T, D> {
         Ok(stats)
     }
 }
+
+recipe_sampler_traits!(Sghmc, SghmcSettings);

@@ -163,3 +163,5 @@ impl<T: Real, const D: usize> Sgld<T, D> {
         Ok(stats)
     }
 }
+
+recipe_sampler_traits!(Sgld, SgldSettings);

@@ -254,3 +254,5 @@ impl<T: Real, const D: usize> Sgnht<T, D> {
         Ok(stats)
     }
 }
+
+recipe_sampler_traits!(Sgnht, SgnhtSettings);

@@ -17,6 +17,14 @@
 //! ∂ᵢSᵢᵢ = ∂ᵢ(G⁻¹)ᵢᵢ / (2 Sᵢᵢ). If 2G⁻¹(θ)ᵢᵢ − εB̂ < 0 at the current θ the noise is
 //! not defined and the step returns [`Error::NonFiniteProposal`].
 //!
+//! **The sampler owns its metric** G(θ) (the type parameter `G`, given to
+//! [`Sgrhmc::new`]): [`Sgrhmc::step`] then takes the target and the
+//! generator only, the signature of every sampler's [`Step`](crate::Step),
+//! so SGRHMC runs in generic code (a chain loop, the warm-up) like the
+//! others. To keep ownership of a metric, pass a reference (`&G` is a
+//! [`DiagonalMetric`](super::DiagonalMetric) too); to change it between
+//! steps (an adapting metric), use [`Sgrhmc::metric_mut`].
+//!
 //! **Convention.** Recipe ε. **Random numbers per step:** the batch, then D
 //! standard normals. **Exactness:** biased O(ε) with the correction; wrong
 //! without it.
@@ -108,10 +116,11 @@ impl<T: Real> RecipeDynamics<T> for SgrhmcDynamics<'_, T> {
     }
 }
 
-/// gSGRHMC (or the naive eq. 27) with a diagonal metric in dimension `D`.
+/// gSGRHMC (or the naive eq. 27) with a diagonal metric `G` in dimension `D`.
 #[derive(Debug, Clone)]
-pub struct Sgrhmc<T, const D: usize> {
+pub struct Sgrhmc<T, const D: usize, G> {
     settings: SgrhmcSettings<T>,
+    metric: G,
     state: [[T; D]; 2],
     proposal: [[T; D]; 2],
     gradient: [T; D],
@@ -122,14 +131,19 @@ pub struct Sgrhmc<T, const D: usize> {
     work: [[T; D]; 4],
 }
 
-impl<T: Real, const D: usize> Sgrhmc<T, D> {
+impl<T: Real, const D: usize, G: DiagonalMetric<T, D>> Sgrhmc<T, D, G> {
     /// Validates `settings` and starts at θ = `initial_position` (finite, D ≥ 1),
-    /// r = 0.
-    pub fn new(settings: SgrhmcSettings<T>, initial_position: [T; D]) -> Result<Self, Error> {
+    /// r = 0, with `metric` as G(θ) (pass `&metric` to keep it).
+    pub fn new(
+        settings: SgrhmcSettings<T>,
+        initial_position: [T; D],
+        metric: G,
+    ) -> Result<Self, Error> {
         settings.validate()?;
         check_initial(&initial_position)?;
         Ok(Sgrhmc {
             settings,
+            metric,
             state: [initial_position, [T::ZERO; D]],
             proposal: [[T::ZERO; D]; 2],
             gradient: [T::ZERO; D],
@@ -141,50 +155,13 @@ impl<T: Real, const D: usize> Sgrhmc<T, D> {
         })
     }
 
-    /// The current θ.
-    pub fn position(&self) -> &[T; D] {
-        &self.state[0]
-    }
-
-    /// The current momentum r.
-    pub fn momentum(&self) -> &[T; D] {
-        &self.state[1]
-    }
-
-    /// Sets r (finite), e.g. to resample it (Algorithm 1's optional step).
-    pub fn set_momentum(&mut self, momentum: [T; D]) -> Result<(), Error> {
-        if !all_finite(&momentum) {
-            return Err(Error::invalid("momentum", "finite"));
-        }
-        self.state[1] = momentum;
-        Ok(())
-    }
-
-    /// The settings in force.
-    pub fn settings(&self) -> &SgrhmcSettings<T> {
-        &self.settings
-    }
-
-    /// Changes ε.
-    pub fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
-        require_positive(step_size, "step_size")?;
-        self.settings.step_size = step_size;
-        Ok(())
-    }
-
-    /// One step with `metric` evaluated at the current θ. A non-finite gradient
-    /// or metric (or G⁻¹ ≤ 0) returns [`Error::NonFiniteGradient`], a non-finite
-    /// proposal [`Error::NonFiniteProposal`]; the sampler is then exactly as
-    /// before the call.
-    pub fn step<P, G, R>(
-        &mut self,
-        target: &P,
-        metric: &G,
-        rng: &mut R,
-    ) -> Result<StepStats<T>, Error>
+    /// One step with the metric evaluated at the current θ. A non-finite
+    /// gradient or metric (or G⁻¹ ≤ 0) returns [`Error::NonFiniteGradient`], a
+    /// non-finite proposal [`Error::NonFiniteProposal`]; the sampler is then
+    /// exactly as before the call.
+    pub fn step<P, R>(&mut self, target: &P, rng: &mut R) -> Result<StepStats<T>, Error>
     where
         P: MinibatchPotential<T, D>,
-        G: DiagonalMetric<T, D> + ?Sized,
         R: Rng + ?Sized,
     {
         let eps = self.settings.step_size;
@@ -197,7 +174,7 @@ impl<T: Real, const D: usize> Sgrhmc<T, D> {
             &mut self.gradient,
         )?;
         evaluate_metric(
-            metric,
+            &self.metric,
             &self.state[0],
             &mut self.inverse,
             &mut self.derivative,
@@ -230,5 +207,71 @@ impl<T: Real, const D: usize> Sgrhmc<T, D> {
         }
         self.state = self.proposal;
         Ok(stats)
+    }
+}
+
+impl<T: Real, const D: usize, G> Sgrhmc<T, D, G> {
+    /// The current θ.
+    pub fn position(&self) -> &[T; D] {
+        &self.state[0]
+    }
+
+    /// The current momentum r.
+    pub fn momentum(&self) -> &[T; D] {
+        &self.state[1]
+    }
+
+    /// Sets r (finite), e.g. to resample it (Algorithm 1's optional step).
+    pub fn set_momentum(&mut self, momentum: [T; D]) -> Result<(), Error> {
+        if !all_finite(&momentum) {
+            return Err(Error::invalid("momentum", "finite"));
+        }
+        self.state[1] = momentum;
+        Ok(())
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &SgrhmcSettings<T> {
+        &self.settings
+    }
+
+    /// Changes ε.
+    pub fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        require_positive(step_size, "step_size")?;
+        self.settings.step_size = step_size;
+        Ok(())
+    }
+
+    /// The metric G(θ).
+    pub fn metric(&self) -> &G {
+        &self.metric
+    }
+
+    /// The metric, to change between steps (e.g. an adapting metric); the
+    /// next [`step`](Self::step) evaluates it at the current θ.
+    pub fn metric_mut(&mut self) -> &mut G {
+        &mut self.metric
+    }
+}
+
+impl<T: Real, const D: usize, G> crate::Sampler<T, D> for Sgrhmc<T, D, G> {
+    type Settings = SgrhmcSettings<T>;
+    fn settings(&self) -> &SgrhmcSettings<T> {
+        Sgrhmc::settings(self)
+    }
+    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        Sgrhmc::set_step_size(self, step_size)
+    }
+    fn position(&self) -> &[T; D] {
+        Sgrhmc::position(self)
+    }
+}
+
+impl<T: Real, const D: usize, G: DiagonalMetric<T, D>, P: MinibatchPotential<T, D>>
+    crate::Step<T, D, P> for Sgrhmc<T, D, G>
+{
+    type Stats = StepStats<T>;
+    fn step<R: Rng + ?Sized>(&mut self, target: &P, rng: &mut R) -> Result<StepStats<T>, Error> {
+        Sgrhmc::step(self, target, rng)
     }
 }

@@ -11,6 +11,59 @@
 //! [`Correction::Omitted`] Γ is dropped (a naive, wrong sampler whenever G
 //! depends on θ).
 //!
+//! **The sampler owns its metric** G(θ) (the type parameter `G`, given to
+//! [`Sgrld::new`]): [`Sgrld::step`] then takes the target and the generator
+//! only, the signature of every sampler's [`Step`](crate::Step), so SGRLD
+//! runs in generic code (a chain loop, the warm-up) like the others. To keep
+//! ownership of a metric, pass a reference (`&G` is a
+//! [`DiagonalMetric`](super::DiagonalMetric) too); to change it between
+//! steps (an adapting metric), use [`Sgrld::metric_mut`].
+//!
+//! ```
+//! use qnmc::samplers::recipe::{DiagonalMetric, Sgrld, SgrldSettings};
+//! use qnmc::{FullBatch, Potential, Step};
+//! use rand_core::SeedableRng;
+//! use rand_xorshift::XorShiftRng;
+//!
+//! struct Gaussian;
+//! impl Potential<f64, 2> for Gaussian {
+//!     fn potential_and_gradient(&self, x: &[f64; 2], g: &mut [f64; 2]) -> f64 {
+//!         *g = *x;
+//!         0.5 * (x[0] * x[0] + x[1] * x[1])
+//!     }
+//! }
+//!
+//! /// A constant metric G⁻¹ = scale·I.
+//! struct Scaled {
+//!     scale: f64,
+//! }
+//! impl DiagonalMetric<f64, 2> for Scaled {
+//!     fn inverse_metric(&self, _x: &[f64; 2], inverse: &mut [f64; 2], derivative: &mut [f64; 2]) {
+//!         *inverse = [self.scale; 2];
+//!         *derivative = [0.0; 2];
+//!     }
+//! }
+//!
+//! /// Any sampler, through the common `Step` signature.
+//! fn run<S: Step<f64, 2, FullBatch<Gaussian>>>(sampler: &mut S, steps: u32) {
+//!     let mut rng = XorShiftRng::seed_from_u64(1);
+//!     for _ in 0..steps {
+//!         sampler.step(&FullBatch(Gaussian), &mut rng).unwrap();
+//!     }
+//! }
+//!
+//! // The sampler owns its metric ...
+//! let mut sgrld = Sgrld::new(SgrldSettings::new(0.05), [2.0, -2.0], Scaled { scale: 1.0 }).unwrap();
+//! run(&mut sgrld, 1000);
+//! sgrld.metric_mut().scale = 0.5; // ... which may change between steps,
+//! run(&mut sgrld, 1000);
+//! // ... or borrows one the caller keeps.
+//! let metric = Scaled { scale: 2.0 };
+//! let mut borrowed = Sgrld::new(SgrldSettings::new(0.05), [2.0, -2.0], &metric).unwrap();
+//! run(&mut borrowed, 1000);
+//! assert!(sgrld.position().iter().chain(borrowed.position()).all(|x| x.abs() < 10.0));
+//! ```
+//!
 //! **Convention.** Recipe ε (drift −εG⁻¹∇U, noise 2εG⁻¹).
 //! **Random numbers per step:** the batch, then D standard normals.
 //! **Exactness:** biased O(ε) with Γ; wrong with Γ omitted.
@@ -87,10 +140,11 @@ impl<T: Real> SgrldSettings<T> {
     }
 }
 
-/// SGRLD with a diagonal metric in dimension `D`.
+/// SGRLD with a diagonal metric `G` in dimension `D`.
 #[derive(Debug, Clone)]
-pub struct Sgrld<T, const D: usize> {
+pub struct Sgrld<T, const D: usize, G> {
     settings: SgrldSettings<T>,
+    metric: G,
     position: [T; D],
     proposal: [T; D],
     gradient: [T; D],
@@ -100,13 +154,19 @@ pub struct Sgrld<T, const D: usize> {
     work: [[T; D]; 2],
 }
 
-impl<T: Real, const D: usize> Sgrld<T, D> {
-    /// Validates `settings` and starts at `initial_position` (finite, D ≥ 1).
-    pub fn new(settings: SgrldSettings<T>, initial_position: [T; D]) -> Result<Self, Error> {
+impl<T: Real, const D: usize, G: DiagonalMetric<T, D>> Sgrld<T, D, G> {
+    /// Validates `settings` and starts at `initial_position` (finite, D ≥ 1),
+    /// with `metric` as G(θ) (pass `&metric` to keep it).
+    pub fn new(
+        settings: SgrldSettings<T>,
+        initial_position: [T; D],
+        metric: G,
+    ) -> Result<Self, Error> {
         settings.validate()?;
         check_initial(&initial_position)?;
         Ok(Sgrld {
             settings,
+            metric,
             position: initial_position,
             proposal: [T::ZERO; D],
             gradient: [T::ZERO; D],
@@ -117,36 +177,13 @@ impl<T: Real, const D: usize> Sgrld<T, D> {
         })
     }
 
-    /// The current θ.
-    pub fn position(&self) -> &[T; D] {
-        &self.position
-    }
-
-    /// The settings in force.
-    pub fn settings(&self) -> &SgrldSettings<T> {
-        &self.settings
-    }
-
-    /// Changes ε.
-    pub fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
-        require_positive(step_size, "step_size")?;
-        self.settings.step_size = step_size;
-        Ok(())
-    }
-
-    /// One step with metric `metric` evaluated at the current θ. A non-finite
+    /// One step with the metric evaluated at the current θ. A non-finite
     /// gradient or metric (or G⁻¹ ≤ 0) returns [`Error::NonFiniteGradient`], a
     /// non-finite proposal [`Error::NonFiniteProposal`]; the sampler is then
     /// exactly as before the call.
-    pub fn step<P, G, R>(
-        &mut self,
-        target: &P,
-        metric: &G,
-        rng: &mut R,
-    ) -> Result<StepStats<T>, Error>
+    pub fn step<P, R>(&mut self, target: &P, rng: &mut R) -> Result<StepStats<T>, Error>
     where
         P: MinibatchPotential<T, D>,
-        G: DiagonalMetric<T, D> + ?Sized,
         R: Rng + ?Sized,
     {
         let eps = self.settings.step_size;
@@ -159,7 +196,7 @@ impl<T: Real, const D: usize> Sgrld<T, D> {
             &mut self.gradient,
         )?;
         evaluate_metric(
-            metric,
+            &self.metric,
             &self.position,
             &mut self.inverse,
             &mut self.derivative,
@@ -185,5 +222,57 @@ impl<T: Real, const D: usize> Sgrld<T, D> {
         }
         self.position = self.proposal;
         Ok(stats)
+    }
+}
+
+impl<T: Real, const D: usize, G> Sgrld<T, D, G> {
+    /// The current θ.
+    pub fn position(&self) -> &[T; D] {
+        &self.position
+    }
+
+    /// The settings in force.
+    pub fn settings(&self) -> &SgrldSettings<T> {
+        &self.settings
+    }
+
+    /// Changes ε.
+    pub fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        require_positive(step_size, "step_size")?;
+        self.settings.step_size = step_size;
+        Ok(())
+    }
+
+    /// The metric G(θ).
+    pub fn metric(&self) -> &G {
+        &self.metric
+    }
+
+    /// The metric, to change between steps (e.g. an adapting metric); the
+    /// next [`step`](Self::step) evaluates it at the current θ.
+    pub fn metric_mut(&mut self) -> &mut G {
+        &mut self.metric
+    }
+}
+
+impl<T: Real, const D: usize, G> crate::Sampler<T, D> for Sgrld<T, D, G> {
+    type Settings = SgrldSettings<T>;
+    fn settings(&self) -> &SgrldSettings<T> {
+        Sgrld::settings(self)
+    }
+    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
+        Sgrld::set_step_size(self, step_size)
+    }
+    fn position(&self) -> &[T; D] {
+        Sgrld::position(self)
+    }
+}
+
+impl<T: Real, const D: usize, G: DiagonalMetric<T, D>, P: MinibatchPotential<T, D>>
+    crate::Step<T, D, P> for Sgrld<T, D, G>
+{
+    type Stats = StepStats<T>;
+    fn step<R: Rng + ?Sized>(&mut self, target: &P, rng: &mut R) -> Result<StepStats<T>, Error> {
+        Sgrld::step(self, target, rng)
     }
 }

@@ -388,9 +388,9 @@ fn simulate<const D: usize, const M: usize, P: MinibatchPotential<f64, D>>(
         SamplerKind::Sgrld => {
             let metric =
                 ConstantDiagonalMetric::<D>::from_model_entries(pilot.inverse_metric.as_deref());
-            match Sgrld::<f64, D>::new(SgrldSettings::new(step_size), start) {
+            match Sgrld::<f64, D, _>::new(SgrldSettings::new(step_size), start, metric) {
                 Ok(mut s) => drive(iterations, checkpoints, || {
-                    s.step(target, &metric, &mut rng)?;
+                    s.step(target, &mut rng)?;
                     Ok(*s.position())
                 }),
                 Err(e) => refused(e),
