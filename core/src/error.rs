@@ -57,7 +57,7 @@ impl fmt::Display for Error {
 impl core::error::Error for Error {}
 
 /// Checks that `value` is finite and strictly positive.
-pub(crate) fn require_positive<T: crate::Real>(
+pub(crate) fn require_positive<T: crate::real::Real>(
     value: T,
     setting: &'static str,
 ) -> Result<(), Error> {
@@ -69,7 +69,7 @@ pub(crate) fn require_positive<T: crate::Real>(
 }
 
 /// Checks that `value` is finite and non-negative.
-pub(crate) fn require_non_negative<T: crate::Real>(
+pub(crate) fn require_non_negative<T: crate::real::Real>(
     value: T,
     setting: &'static str,
 ) -> Result<(), Error> {

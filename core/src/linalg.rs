@@ -1,7 +1,7 @@
 //! Vector kernels on fixed-size arrays. Plain loops in index order: no fused
 //! multiply-add, no reordering, so results are identical on every target.
 
-use crate::Real;
+use crate::real::Real;
 use crate::vector_extensions::{at_length, vector_kernel};
 
 /// Σ aᵢ bᵢ.

@@ -1,6 +1,6 @@
 //! Per-draw statistics returned by every `step` call.
 
-use crate::Real;
+use crate::real::Real;
 
 /// What happened during one draw.
 #[derive(Debug, Clone, Copy, PartialEq)]

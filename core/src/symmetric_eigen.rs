@@ -2,7 +2,7 @@
 //! the quasi-Newton metric (its 2M × 2M core) and of the warm-up's window
 //! covariances (n × n, n ≤ M), in whatever fixed storage each keeps.
 
-use crate::Real;
+use crate::real::Real;
 
 /// Most Jacobi sweeps (each sweep rotates every off-diagonal pair once).
 pub(crate) const MAX_JACOBI_SWEEPS: usize = 50;

@@ -6,7 +6,7 @@
 
 use rand_core::Rng;
 
-use crate::Real;
+use crate::real::Real;
 
 /// A full-data potential: U(θ) and ∇U(θ) from one call.
 pub trait Potential<T: Real, const D: usize> {

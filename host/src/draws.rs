@@ -1,7 +1,7 @@
 //! The draws of a run: what the runner produces and every output format
 //! (CmdStan CSV, JSON summary, plots, `qnmc check`) reads.
 
-use crate::run::MetricKind;
+use crate::metric_kind::MetricKind;
 
 /// Kept draws of one chain, in the layout CmdStan writes them.
 #[derive(Debug, Clone, PartialEq, Default)]

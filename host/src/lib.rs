@@ -15,6 +15,7 @@ pub mod demo;
 pub mod diagnostics;
 pub mod draws;
 pub mod input;
+pub mod metric_kind;
 pub mod model;
 pub mod output;
 pub mod reproduce;

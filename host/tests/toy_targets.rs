@@ -1,7 +1,7 @@
 //! The toy targets of the AMAGOLD and recipe papers: gradients, normalised
 //! densities, gradient noise and the recipe metric.
 
-use qnmc::samplers::recipe::DiagonalMetric;
+use qnmc::samplers::recipe::DiagonalRiemannianMetric;
 use qnmc::{MinibatchPotential, Potential};
 use qnmc_host::model::{Model, ModelRng};
 use qnmc_host::targets::{

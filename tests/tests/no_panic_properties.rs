@@ -80,7 +80,7 @@ use proptest::{prop_assert, prop_assert_eq};
 use qnmc::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
 use qnmc::samplers::DIVERGENCE_THRESHOLD;
 use qnmc::samplers::recipe::{
-    Correction, DiagonalMetric, MinibatchHessianDiagonal, Psgld, PsgldSettings, Sghmc,
+    Correction, DiagonalRiemannianMetric, MinibatchHessianDiagonal, Psgld, PsgldSettings, Sghmc,
     SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings,
     Sgrld, SgrldSettings, Thermostat,
 };
@@ -495,7 +495,7 @@ impl ScriptedMetric {
     }
 }
 
-impl<T: Real, const N: usize> DiagonalMetric<T, N> for ScriptedMetric {
+impl<T: Real, const N: usize> DiagonalRiemannianMetric<T, N> for ScriptedMetric {
     fn inverse_metric(&self, x: &[T; N], inverse: &mut [T; N], derivative: &mut [T; N]) {
         let n = self.next.get();
         self.next.set(n + 1);

@@ -15,7 +15,7 @@ use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use qnmc::samplers::recipe::{
-    Correction, DiagonalMetric, MinibatchHessianDiagonal, Psgld, PsgldSettings, Sghmc,
+    Correction, DiagonalRiemannianMetric, MinibatchHessianDiagonal, Psgld, PsgldSettings, Sghmc,
     SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings,
     Sgrld, SgrldSettings, Thermostat,
 };
@@ -300,7 +300,7 @@ impl FaultyMetric {
     }
 }
 
-impl DiagonalMetric<f64, 2> for FaultyMetric {
+impl DiagonalRiemannianMetric<f64, 2> for FaultyMetric {
     fn inverse_metric(&self, x: &[f64; 2], inv: &mut [f64; 2], der: &mut [f64; 2]) {
         for i in 0..2 {
             let q = 1.0 + x[i] * x[i];

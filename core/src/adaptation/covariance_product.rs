@@ -9,8 +9,8 @@
 //! centred covariance product exactly (in exact arithmetic) and stays
 //! accurate when the draws sit far from the origin.
 
-use crate::Real;
 use crate::linalg::dot;
+use crate::real::Real;
 
 /// Σₜ (xₜ − c)(xₜ − c)ᵀ q and the sums that centre it: Ĉov(x)·q for a fixed
 /// direction q in O(D) per draw (c: the window's first draw).

@@ -9,7 +9,8 @@ use super::{
     LbfgsStartDiagonalEstimator, MetricEstimator, WarmupSchedule,
 };
 use crate::metric::{DenseMetric, DiagonalMetric, IdentityMetric, LbfgsMetric};
-use crate::{NutsSettings, Potential, Real};
+use crate::real::Real;
+use crate::{NutsSettings, Potential};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 

@@ -63,12 +63,12 @@ use super::window_covariance::WindowCovariance;
 /// every benchmark target (docs/NUTS.md, "Rank tolerance").
 pub const DEFAULT_RANK_TOLERANCE: f64 = 0.1;
 
-use crate::Real;
 use crate::error::{Error, require_non_negative};
 use crate::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings};
 use crate::linalg::dot;
 use crate::metric::LbfgsMetric;
 use crate::metric::Metric;
+use crate::real::Real;
 use crate::target::Potential;
 
 /// The settings of an [`LbfgsEstimator`]: what

@@ -14,10 +14,10 @@
 //! of gradients (docs/POSTERIORDB.md).
 
 use super::metric_estimators::{DiagonalEstimator, MetricChange, MetricEstimator, clamp_variance};
-use crate::Real;
 use crate::error::Error;
 use crate::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings, MinimizeOutcome, minimize_within};
 use crate::metric::DiagonalMetric;
+use crate::real::Real;
 use crate::target::Potential;
 
 /// Most L-BFGS iterations of the optimisation that starts the warm-up.

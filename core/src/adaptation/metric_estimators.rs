@@ -16,9 +16,9 @@
 //! variance alone.
 
 use super::welford::{Welford, WelfordCovariance};
-use crate::Real;
 use crate::error::Error;
 use crate::metric::{DenseMetric, DiagonalMetric, IdentityMetric, Metric};
+use crate::real::Real;
 use crate::target::Potential;
 
 /// Smallest and largest variance an estimator sets (keeps f32 and f64

@@ -56,8 +56,8 @@ pub use welford::{Welford, WelfordCovariance};
 
 use rand_core::Rng;
 
-use crate::Real;
 use crate::error::{Error, require_positive};
+use crate::real::Real;
 use crate::samplers::Sampler;
 
 /// Settings of [`DualAveraging`].

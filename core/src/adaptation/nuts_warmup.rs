@@ -27,9 +27,9 @@ use rand_core::Rng;
 use super::metric_estimators::{MetricChange, MetricEstimator};
 use super::schedule::WarmupSchedule;
 use super::{DualAveraging, DualAveragingSettings};
-use crate::Real;
 use crate::error::Error;
 use crate::in_place::ZeroValid;
+use crate::real::Real;
 use crate::samplers::nuts::{Nuts, NutsSettings, NutsStats};
 use crate::target::Potential;
 

@@ -12,7 +12,7 @@
 //! hardly at all when the scales truly differ (spread ≫ 1/n).
 
 use super::metric_estimators::clamp_variance;
-use crate::Real;
+use crate::real::Real;
 
 /// Shrinks the log scales ln bᵢ towards their mean by the positive-part
 /// James–Stein factor: an estimate √(Var θᵢ / Var ∂ᵢU) from n draws has

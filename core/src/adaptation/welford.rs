@@ -1,7 +1,7 @@
 //! Running means, variances and covariances (Welford's algorithm) in fixed
 //! storage, for the metric estimators.
 
-use crate::Real;
+use crate::real::Real;
 
 /// Running mean and variance of each coordinate.
 #[derive(Debug, Clone)]

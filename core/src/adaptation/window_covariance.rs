@@ -31,8 +31,8 @@
 //! tolerance unchanged. Storage is K² per matrix: the estimator runs it only
 //! when the model's dimension n is at most its memory M.
 
-use crate::Real;
 use crate::lbfgs::LbfgsMemory;
+use crate::real::Real;
 use crate::symmetric_eigen::jacobi;
 
 /// γ, added to the diagonal of both scaled covariances: 10⁻² √ε (1.5·10⁻¹⁰

@@ -9,9 +9,9 @@
 //! is always skipped. Every skip is counted by the memory and reported in the
 //! step statistics.
 
-use crate::Real;
 use crate::error::{Error, require_non_negative};
 use crate::linalg::{axpy, dot, norm};
+use crate::real::Real;
 
 /// The admission rule for new L-BFGS pairs.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -4,9 +4,9 @@
 use super::curvature::CurvaturePolicy;
 use super::factors::ProductFactors;
 use super::pair_ring::PairRing;
-use crate::Real;
 use crate::error::{Error, require_positive};
 use crate::linalg::dot;
+use crate::real::Real;
 
 /// How the base matrix H⁰ = γI is chosen.
 ///

@@ -7,8 +7,8 @@
 //! the directions the path explored.
 
 use super::memory::LbfgsMemory;
-use crate::Real;
 use crate::linalg::{all_finite, dot};
+use crate::real::Real;
 use crate::target::Potential;
 
 /// Where and why [`minimize`] stopped.

@@ -3,7 +3,9 @@
 //! - [`PairRing`] (`pair_ring.rs`): fixed-capacity ring buffer of (s, y) pairs;
 //! - [`CurvaturePolicy`] (`curvature.rs`): which pairs may enter;
 //! - [`LbfgsMemory`] (`memory.rs`): the pairs, γ and the counters;
-//! - `two_loop.rs`: H·v; `factors.rs`: S·z, C·z, B·v, log det H;
+//! - `two_loop.rs`: H·v; `factors.rs`: the product-form factors of H and B
+//!   (ALGORITHMS.md §1's corrected formulas, compact form);
+//!   `square_root_operators.rs`: S·z, C·z, B·v, log det H on them;
 //! - [`minimize`] (`minimize.rs`): L-BFGS minimisation of U with a backtracking line search.
 
 mod curvature;
@@ -11,6 +13,7 @@ mod factors;
 mod memory;
 mod minimize;
 mod pair_ring;
+mod square_root_operators;
 mod two_loop;
 
 pub use curvature::CurvaturePolicy;

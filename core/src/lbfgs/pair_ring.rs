@@ -1,6 +1,6 @@
 //! [`PairRing`]: a fixed-capacity ring buffer of L-BFGS pairs (s, y, sᵀy).
 
-use crate::Real;
+use crate::real::Real;
 
 /// A ring buffer of up to `M` pairs (sᵢ, yᵢ) with their curvature sᵢᵀyᵢ, oldest
 /// first. Pushing into a full ring drops the oldest pair. The usable capacity can

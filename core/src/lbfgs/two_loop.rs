@@ -6,8 +6,8 @@
 //! single-accumulator sums at D = 100.
 
 use super::memory::LbfgsMemory;
-use crate::Real;
 use crate::linalg::{axpy, dot_wide};
+use crate::real::Real;
 
 impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
     /// `out` ← H·v, the L-BFGS inverse-Hessian approximation times `v`, by the

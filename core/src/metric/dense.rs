@@ -1,8 +1,8 @@
 //! [`DenseMetric`]: M⁻¹ = Σ, a full covariance held as its Cholesky factor.
 
 use super::Metric;
-use crate::Real;
 use crate::error::Error;
+use crate::real::Real;
 
 /// A dense metric with inverse mass M⁻¹ = Σ (ideally the posterior
 /// covariance), stored as the lower Cholesky factor L of Σ = L Lᵀ:

@@ -1,8 +1,8 @@
 //! [`DiagonalMetric`]: M⁻¹ = diag(σ²).
 
 use super::Metric;
-use crate::Real;
 use crate::error::{Error, require_positive};
+use crate::real::Real;
 use crate::vector_extensions::at_length;
 
 /// A diagonal metric with inverse mass M⁻¹ = diag(σ²) (σ² ideally the

@@ -1,7 +1,7 @@
 //! [`IdentityMetric`]: M = I.
 
 use super::Metric;
-use crate::Real;
+use crate::real::Real;
 
 /// The unit metric M = I: p = z, v = p.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -4,12 +4,12 @@
 //! module is private; the type is `qnmc::metric::LbfgsMetric`).
 
 use super::Metric;
-use crate::Real;
 use crate::error::{Error, require_non_negative};
 use crate::lbfgs::LbfgsMemory;
 use crate::linalg::{
     axpy, axpy_many, axpy_many_then_scale, dot_wide, dot_wide_many, store_and_dot_wide_many,
 };
+use crate::real::Real;
 use crate::symmetric_eigen::{SquareStorage, jacobi};
 use crate::vector_extensions::at_length;
 

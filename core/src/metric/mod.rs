@@ -23,7 +23,7 @@ pub use diagonal::DiagonalMetric;
 pub use identity::IdentityMetric;
 pub use lbfgs::LbfgsMetric;
 
-use crate::Real;
+use crate::real::Real;
 
 /// A positive-definite mass matrix M, applied through the three operations a
 /// Hamiltonian trajectory needs.

@@ -12,7 +12,7 @@
 
 use rand_core::Rng;
 
-use crate::Real;
+use crate::real::Real;
 
 pub mod ziggurat;
 pub(crate) mod ziggurat_tables;

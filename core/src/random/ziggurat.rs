@@ -25,7 +25,7 @@ use rand_core::Rng;
 
 use super::standard_normal_pair;
 use super::ziggurat_tables::LAYERS;
-use crate::Real;
+use crate::real::Real;
 
 /// Rejections before the Box–Muller fallback, in the layers and in the tail.
 const MAX_TRIES: usize = 64;

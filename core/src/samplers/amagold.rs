@@ -66,10 +66,10 @@ use rand_core::Rng;
 use super::sampler::{Sampler, Step};
 
 use super::metropolis::metropolis;
-use crate::Real;
 use crate::error::{Error, require_non_negative, require_positive};
 use crate::linalg::{all_finite, dot};
 use crate::random::fill_standard_normal;
+use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::{MinibatchPotential, Potential};
 

@@ -6,10 +6,10 @@ use rand_core::Rng;
 use super::sampler::{Sampler, Step};
 
 use super::metropolis::metropolis;
-use crate::Real;
 use crate::error::{Error, require_positive};
 use crate::linalg::all_finite;
 use crate::random::fill_standard_normal;
+use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::Potential;
 

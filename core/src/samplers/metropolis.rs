@@ -2,7 +2,7 @@
 
 use rand_core::Rng;
 
-use crate::Real;
+use crate::real::Real;
 
 /// Energy error above which a proposal counts as divergent (Stan's value).
 pub const DIVERGENCE_THRESHOLD: f64 = 1000.0;

@@ -46,13 +46,13 @@ use rand_core::Rng;
 
 use super::sampler::{Sampler, Step};
 
-use crate::Real;
 use crate::error::{Error, require_positive};
 #[cfg(doc)]
 use crate::linalg::dot_wide;
 use crate::linalg::half_kick_and_kinetic_energy_leading;
 use crate::metric::Metric;
 use crate::random::fill_standard_normal_ziggurat;
+use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::Potential;
 use crate::vector_extensions::{at_length, vector_kernel};

@@ -28,11 +28,11 @@ use rand_core::Rng;
 use super::sampler::{Sampler, Step};
 
 use super::metropolis::metropolis;
-use crate::Real;
 use crate::error::{Error, require_positive};
 use crate::lbfgs::{LbfgsMemory, LbfgsSettings, PairRing};
 use crate::linalg::{all_finite, difference, dot};
 use crate::random::fill_standard_normal;
+use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::Potential;
 

@@ -62,8 +62,8 @@
 
 use rand_core::Rng;
 
-use crate::Real;
 use crate::error::Error;
+use crate::real::Real;
 use crate::stats::StepStats;
 
 /// A sampler's target-independent surface: its settings, step size and

@@ -20,7 +20,7 @@
 
 use std::fmt::Write as _;
 
-use qnmc::samplers::recipe::{Correction, DiagonalMetric};
+use qnmc::samplers::recipe::{Correction, DiagonalRiemannianMetric};
 use qnmc::{
     MinibatchPotential, Potential, Sghmc, SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgrhmc,
     SgrhmcSettings,
@@ -117,7 +117,7 @@ fn run_chain<P, G, const D: usize>(
 ) -> Chain<D>
 where
     P: MinibatchPotential<f64, D>,
-    G: DiagonalMetric<f64, D>,
+    G: DiagonalRiemannianMetric<f64, D>,
 {
     let mut rng = XorShiftRng::seed_from_u64(seed);
     let mut draws = Vec::with_capacity(steps);

@@ -50,7 +50,6 @@
 mod chain;
 pub mod check;
 mod dispatch;
-mod metric_kind;
 pub mod pilot;
 mod progress;
 mod reference;
@@ -62,13 +61,13 @@ use std::fmt;
 
 use rayon::prelude::*;
 
+pub use crate::metric_kind::{MAX_DENSE_DIMENSION, MetricKind, sampler_label};
 pub use chain::STEP_SIZE_JITTER;
 pub use check::{CheckReport, CheckRow, check};
 pub use dispatch::{
     DIMENSIONS, MEMORY_SIZES, NUTS_DIMENSIONS, NUTS_LARGE_MEMORY, memory_bucket, nuts_dimension,
     padded_dimension,
 };
-pub use metric_kind::{MAX_DENSE_DIMENSION, MetricKind, sampler_label};
 pub use pilot::{PilotLengths, SgDefaults, apply_pilot};
 pub use progress::Progress;
 pub use reference::{ReferenceSettings, reference_posterior};

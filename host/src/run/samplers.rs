@@ -1,7 +1,7 @@
 //! Each core sampler behind one interface, [`ChainSampler`], so a single
 //! chain loop ([`super::chain`]) drives them all.
 
-use qnmc::samplers::recipe::DiagonalMetric;
+use qnmc::samplers::recipe::DiagonalRiemannianMetric;
 use qnmc::{Amagold, Error, HmcBfgs, MhBfgs, Sampler, Step, StepStats};
 
 use crate::model::{ModelRng, PaddedModel};
@@ -216,7 +216,7 @@ impl<const D: usize> ConstantDiagonalMetric<D> {
     }
 }
 
-impl<const D: usize> DiagonalMetric<f64, D> for ConstantDiagonalMetric<D> {
+impl<const D: usize> DiagonalRiemannianMetric<f64, D> for ConstantDiagonalMetric<D> {
     fn inverse_metric(
         &self,
         _position: &[f64; D],

@@ -5,7 +5,7 @@ use qnmc::lbfgs::InitialScaling;
 use qnmc::{QnhmcMass, SghmcUpdate};
 
 use super::SamplerKind;
-use super::metric_kind::{MAX_DENSE_DIMENSION, MetricKind};
+use crate::metric_kind::{MAX_DENSE_DIMENSION, MetricKind};
 
 /// Everything `qnmc run` needs besides the sampler and the target.
 ///

@@ -14,11 +14,11 @@
 //! (`with_gradient_noise_sd`), not a fact from the paper.
 //!
 //! **Metric.** The paper writes G⁻¹ with the minibatch Ũ(θ); the core's
-//! [`DiagonalMetric`] sees only θ, so [`RecipeMetric`] uses the exact U (for
+//! [`DiagonalRiemannianMetric`] sees only θ, so [`RecipeMetric`] uses the exact U (for
 //! these toys Ũ = U anyway: only the gradient is noisy).
 
 use qnmc::Potential;
-use qnmc::samplers::recipe::DiagonalMetric;
+use qnmc::samplers::recipe::DiagonalRiemannianMetric;
 
 use super::analytic_toy::{
     AnalyticToy, InvalidNoise, check_noise, quadrature_log_normaliser, toy_target_impls,
@@ -234,7 +234,7 @@ toy_target_impls!(RecipeCorrelated2d, 2, 600);
 /// (e.g. 1.05, as the core's tests use) keeps U + C > 0.
 ///
 /// ```
-/// use qnmc::samplers::recipe::DiagonalMetric;
+/// use qnmc::samplers::recipe::DiagonalRiemannianMetric;
 /// use qnmc_host::targets::{RecipeMetric, RecipeQuadratic};
 /// let metric = RecipeMetric::paper(RecipeQuadratic::paper());
 /// let (mut inv, mut der) = ([0.0], [0.0]);
@@ -272,7 +272,7 @@ impl<P> RecipeMetric<P> {
     }
 }
 
-impl<P: Potential<f64, D>, const D: usize> DiagonalMetric<f64, D> for RecipeMetric<P> {
+impl<P: Potential<f64, D>, const D: usize> DiagonalRiemannianMetric<f64, D> for RecipeMetric<P> {
     fn inverse_metric(
         &self,
         position: &[f64; D],

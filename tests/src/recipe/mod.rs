@@ -11,7 +11,7 @@
 
 use nalgebra::{DMatrix, DVector};
 use qnmc::random::fill_standard_normal;
-use qnmc::samplers::recipe::{DiagonalMetric, MinibatchHessianDiagonal};
+use qnmc::samplers::recipe::{DiagonalRiemannianMetric, MinibatchHessianDiagonal};
 use qnmc::{MinibatchPotential, Real};
 use rand_core::Rng;
 
@@ -99,7 +99,7 @@ impl DoubleWellMetric {
     }
 }
 
-impl<T: Real> DiagonalMetric<T, 1> for DoubleWellMetric {
+impl<T: Real> DiagonalRiemannianMetric<T, 1> for DoubleWellMetric {
     fn inverse_metric(&self, x: &[T; 1], inv: &mut [T; 1], der: &mut [T; 1]) {
         let t = x[0];
         let u = t * t * t * t - T::TWO * t * t;
@@ -123,7 +123,7 @@ impl BumpMetric {
     }
 }
 
-impl<T: Real, const D: usize> DiagonalMetric<T, D> for BumpMetric {
+impl<T: Real, const D: usize> DiagonalRiemannianMetric<T, D> for BumpMetric {
     fn inverse_metric(&self, x: &[T; D], inv: &mut [T; D], der: &mut [T; D]) {
         for i in 0..D {
             let q = T::ONE + x[i] * x[i];

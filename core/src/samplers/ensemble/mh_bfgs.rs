@@ -3,11 +3,11 @@
 use rand_core::Rng;
 
 use super::{Ensemble, accept_or_reject, paper_curvature, validate_metric};
-use crate::Real;
 use crate::error::{Error, require_positive};
 use crate::lbfgs::{CurvaturePolicy, InitialScaling};
 use crate::linalg::{all_finite, dot};
 use crate::random::fill_standard_normal;
+use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::Potential;
 

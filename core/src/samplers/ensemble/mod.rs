@@ -212,10 +212,10 @@ pub use mh_bfgs::{MhBfgs, MhBfgsProposal, MhBfgsSettings};
 
 use rand_core::Rng;
 
-use crate::Real;
 use crate::error::{Error, require_positive};
 use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
 use crate::linalg::{all_finite, difference};
+use crate::real::Real;
 use crate::samplers::metropolis::metropolis;
 use crate::stats::StepStats;
 use crate::target::Potential;

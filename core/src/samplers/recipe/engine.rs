@@ -26,8 +26,8 @@
 //! fit the diagonal operators of this module, so HAMCMC keeps its own file; with
 //! a frozen diagonal memory it is [`super::Psgld`] with a fixed preconditioner.
 
-use crate::Real;
 use crate::error::Error;
+use crate::real::Real;
 
 /// The operators of one complete-recipe sampler at the current state z.
 ///

@@ -119,10 +119,10 @@ pub use sgrld::{Sgrld, SgrldSettings};
 
 use rand_core::Rng;
 
-use crate::Real;
 use crate::error::Error;
 use crate::linalg::all_finite;
 use crate::random::fill_standard_normal;
+use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::MinibatchPotential;
 
@@ -144,13 +144,19 @@ pub enum Correction {
 /// The samplers need the diagonal of G(θ)⁻¹ and its element-wise derivative
 /// ∂(G⁻¹)ᵢᵢ/∂θᵢ (the only non-zero terms of Σⱼ ∂ⱼ(G⁻¹)ᵢⱼ for a diagonal metric);
 /// SGRHMC derives G^{−½} and ∂ᵢ(G^{−½})ᵢᵢ = ∂ᵢ(G⁻¹)ᵢᵢ / (2√(G⁻¹)ᵢᵢ) from them.
-pub trait DiagonalMetric<T: Real, const D: usize> {
+///
+/// Riemannian: G depends on θ. Not to be confused with
+/// [`metric::DiagonalMetric`](crate::metric::DiagonalMetric), the constant
+/// diagonal mass of NUTS and HMC (until issue 24 the two shared that name).
+pub trait DiagonalRiemannianMetric<T: Real, const D: usize> {
     /// Writes (G(θ)⁻¹)ᵢᵢ into `inverse` (must be finite and > 0) and
     /// ∂(G(θ)⁻¹)ᵢᵢ/∂θᵢ into `derivative` (must be finite).
     fn inverse_metric(&self, position: &[T; D], inverse: &mut [T; D], derivative: &mut [T; D]);
 }
 
-impl<T: Real, const D: usize, G: DiagonalMetric<T, D> + ?Sized> DiagonalMetric<T, D> for &G {
+impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D> + ?Sized>
+    DiagonalRiemannianMetric<T, D> for &G
+{
     fn inverse_metric(&self, position: &[T; D], inverse: &mut [T; D], derivative: &mut [T; D]) {
         (**self).inverse_metric(position, inverse, derivative)
     }
@@ -158,7 +164,11 @@ impl<T: Real, const D: usize, G: DiagonalMetric<T, D> + ?Sized> DiagonalMetric<T
 
 /// Evaluates the metric and checks it: a non-finite or non-positive G⁻¹ or a
 /// non-finite derivative is reported as [`Error::NonFiniteGradient`].
-pub(crate) fn evaluate_metric<T: Real, const D: usize, G: DiagonalMetric<T, D> + ?Sized>(
+pub(crate) fn evaluate_metric<
+    T: Real,
+    const D: usize,
+    G: DiagonalRiemannianMetric<T, D> + ?Sized,
+>(
     metric: &G,
     position: &[T; D],
     inverse: &mut [T; D],

@@ -1,7 +1,7 @@
 //! Stochastic gradient Riemann Hamiltonian Monte Carlo: the generalised gSGRHMC
 //! of Ma, Chen & Fox 2015 (eq. 30, Algorithm 1) and, selectable, their naive
 //! eq. (27). z = (θ, r), H = U(θ) + ½rᵀr, with a user-supplied diagonal metric
-//! ([`super::DiagonalMetric`]), S = G(θ)^{−½} = √(G⁻¹):
+//! ([`super::DiagonalRiemannianMetric`]), S = G(θ)^{−½} = √(G⁻¹):
 //!
 //! ```text
 //! D = [[0, 0], [0, G⁻¹]],   Q = [[0, −S], [S, 0]],   Γ = (0, Σⱼ ∂ⱼ Sᵢⱼ) = (0, ∂ᵢSᵢᵢ)
@@ -22,7 +22,7 @@
 //! generator only, the signature of every sampler's [`Step`](crate::Step),
 //! so SGRHMC runs in generic code (a chain loop, the warm-up) like the
 //! others. To keep ownership of a metric, pass a reference (`&G` is a
-//! [`DiagonalMetric`](super::DiagonalMetric) too); to change it between
+//! [`DiagonalRiemannianMetric`](super::DiagonalRiemannianMetric) too); to change it between
 //! steps (an adapting metric), use [`Sgrhmc::metric_mut`].
 //!
 //! **Convention.** Recipe ε. **Random numbers per step:** the batch, then D
@@ -32,10 +32,10 @@
 use rand_core::Rng;
 
 use super::engine::{RecipeDynamics, recipe_update};
-use super::{Correction, DiagonalMetric, begin_step, check_initial, evaluate_metric};
-use crate::Real;
+use super::{Correction, DiagonalRiemannianMetric, begin_step, check_initial, evaluate_metric};
 use crate::error::{Error, require_non_negative, require_positive};
 use crate::linalg::all_finite;
+use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::MinibatchPotential;
 
@@ -131,7 +131,7 @@ pub struct Sgrhmc<T, const D: usize, G> {
     work: [[T; D]; 4],
 }
 
-impl<T: Real, const D: usize, G: DiagonalMetric<T, D>> Sgrhmc<T, D, G> {
+impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>> Sgrhmc<T, D, G> {
     /// Validates `settings` and starts at θ = `initial_position` (finite, D ≥ 1),
     /// r = 0, with `metric` as G(θ) (pass `&metric` to keep it).
     pub fn new(
@@ -267,7 +267,7 @@ impl<T: Real, const D: usize, G> crate::Sampler<T, D> for Sgrhmc<T, D, G> {
     }
 }
 
-impl<T: Real, const D: usize, G: DiagonalMetric<T, D>, P: MinibatchPotential<T, D>>
+impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>, P: MinibatchPotential<T, D>>
     crate::Step<T, D, P> for Sgrhmc<T, D, G>
 {
     type Stats = StepStats<T>;

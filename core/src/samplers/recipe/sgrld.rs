@@ -1,7 +1,7 @@
 //! Stochastic gradient Riemannian Langevin dynamics (Patterson & Teh 2013) in the
 //! recipe's form, eq. (20) of Ma, Chen & Fox 2015: z = θ, D(θ) = G(θ)⁻¹, Q = 0,
 //! Γᵢ(θ) = Σⱼ ∂ⱼ(G⁻¹)ᵢⱼ(θ), with a user-supplied diagonal metric
-//! ([`super::DiagonalMetric`]):
+//! ([`super::DiagonalRiemannianMetric`]):
 //!
 //! ```text
 //! θᵢ ← θᵢ − ε (G⁻¹)ᵢᵢ ∂ᵢŨ_Ω(θ) + ε ∂ᵢ(G⁻¹)ᵢᵢ + N(0, 2ε (G⁻¹)ᵢᵢ)
@@ -16,11 +16,11 @@
 //! only, the signature of every sampler's [`Step`](crate::Step), so SGRLD
 //! runs in generic code (a chain loop, the warm-up) like the others. To keep
 //! ownership of a metric, pass a reference (`&G` is a
-//! [`DiagonalMetric`](super::DiagonalMetric) too); to change it between
+//! [`DiagonalRiemannianMetric`](super::DiagonalRiemannianMetric) too); to change it between
 //! steps (an adapting metric), use [`Sgrld::metric_mut`].
 //!
 //! ```
-//! use qnmc::samplers::recipe::{DiagonalMetric, Sgrld, SgrldSettings};
+//! use qnmc::samplers::recipe::{DiagonalRiemannianMetric, Sgrld, SgrldSettings};
 //! use qnmc::{FullBatch, Potential, Step};
 //! use rand_core::SeedableRng;
 //! use rand_xorshift::XorShiftRng;
@@ -37,7 +37,7 @@
 //! struct Scaled {
 //!     scale: f64,
 //! }
-//! impl DiagonalMetric<f64, 2> for Scaled {
+//! impl DiagonalRiemannianMetric<f64, 2> for Scaled {
 //!     fn inverse_metric(&self, _x: &[f64; 2], inverse: &mut [f64; 2], derivative: &mut [f64; 2]) {
 //!         *inverse = [self.scale; 2];
 //!         *derivative = [0.0; 2];
@@ -71,10 +71,10 @@
 use rand_core::Rng;
 
 use super::engine::{RecipeDynamics, recipe_update};
-use super::{Correction, DiagonalMetric, begin_step, check_initial, evaluate_metric};
-use crate::Real;
+use super::{Correction, DiagonalRiemannianMetric, begin_step, check_initial, evaluate_metric};
 use crate::error::{Error, require_positive};
 use crate::linalg::all_finite;
+use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::MinibatchPotential;
 
@@ -154,7 +154,7 @@ pub struct Sgrld<T, const D: usize, G> {
     work: [[T; D]; 2],
 }
 
-impl<T: Real, const D: usize, G: DiagonalMetric<T, D>> Sgrld<T, D, G> {
+impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>> Sgrld<T, D, G> {
     /// Validates `settings` and starts at `initial_position` (finite, D ≥ 1),
     /// with `metric` as G(θ) (pass `&metric` to keep it).
     pub fn new(
@@ -268,7 +268,7 @@ impl<T: Real, const D: usize, G> crate::Sampler<T, D> for Sgrld<T, D, G> {
     }
 }
 
-impl<T: Real, const D: usize, G: DiagonalMetric<T, D>, P: MinibatchPotential<T, D>>
+impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>, P: MinibatchPotential<T, D>>
     crate::Step<T, D, P> for Sgrld<T, D, G>
 {
     type Stats = StepStats<T>;

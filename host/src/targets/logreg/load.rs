@@ -2,7 +2,7 @@
 
 use super::design::{Covariates, cubic_expansion, design_matrix, standardize};
 use super::labels::LabelColumn;
-use super::model::{DataDescription, Parts};
+use super::model::{DataDescription, Missing, Parts};
 use super::{LogisticRegressionModel, LogregDataset};
 use crate::input::{
     InputError, InputErrorKind, Records, Separator, Table, TableFormat, parse_table, read_table,
@@ -71,37 +71,6 @@ pub struct CsvOptions {
     /// What to do with a missing value (an empty cell or `NA`, any case) in
     /// a column that is used.
     pub missing: Missing,
-}
-
-/// What to do with missing values (empty cells, `NA`) in a CSV fit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Missing {
-    /// Refuse the file, naming the first missing cell (the default).
-    #[default]
-    Error,
-    /// Leave out every row with a missing value in a used column (counted
-    /// and recorded in `model.json`).
-    Drop,
-}
-
-impl std::str::FromStr for Missing {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "error" => Ok(Missing::Error),
-            "drop" => Ok(Missing::Drop),
-            _ => Err(format!("expected `error` or `drop`, got `{s}`")),
-        }
-    }
-}
-
-impl std::fmt::Display for Missing {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Missing::Error => "error",
-            Missing::Drop => "drop",
-        })
-    }
 }
 
 /// `true` for a cell that means "no value": empty, or `NA` in any case.

@@ -20,5 +20,6 @@ mod tests;
 
 pub use dataset::{LogregDataset, UnknownDataset};
 pub use labels::LabelMapping;
-pub use load::{CsvOptions, Missing, PAPER_PRIOR_VARIANCE};
+pub use load::{CsvOptions, PAPER_PRIOR_VARIANCE};
+pub use model::Missing;
 pub use model::{DataDescription, LogisticRegressionModel};

@@ -3,7 +3,6 @@
 
 use super::LabelMapping;
 use super::likelihood::{add_observation, add_observation_gradient, prior};
-use super::load::Missing;
 use crate::input::Separator;
 use crate::model::{Model, ModelRng, OriginalScale};
 use rand_core::Rng;
@@ -301,5 +300,36 @@ impl Model for LogisticRegressionModel {
             let i = ((u64::from(rng.next_u32()) * n) >> 32) as usize;
             add_observation_gradient(self.design_row(i), self.labels[i], w, weight, gradient);
         }
+    }
+}
+
+/// What to do with missing values (empty cells, `NA`) in a CSV fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Missing {
+    /// Refuse the file, naming the first missing cell (the default).
+    #[default]
+    Error,
+    /// Leave out every row with a missing value in a used column (counted
+    /// and recorded in `model.json`).
+    Drop,
+}
+
+impl std::str::FromStr for Missing {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "error" => Ok(Missing::Error),
+            "drop" => Ok(Missing::Drop),
+            _ => Err(format!("expected `error` or `drop`, got `{s}`")),
+        }
+    }
+}
+
+impl std::fmt::Display for Missing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Missing::Error => "error",
+            Missing::Drop => "drop",
+        })
     }
 }

@@ -1,4 +1,5 @@
-//! The metrics NUTS can learn, by their `--metric` names.
+//! The metrics NUTS can learn, by their `--metric` names (an interface: the
+//! draws record the metric, the run chooses it; `run` re-exports it).
 
 use std::fmt;
 use std::str::FromStr;
