@@ -95,9 +95,10 @@
 //! - `alloc`: constructors that return a sampler in a `Box`, allocated
 //!   zeroed and initialised where it lies, so it never crosses the stack
 //!   ([`in_place`], e.g. `AdaptiveNuts::new_boxed`).
-//! - `std`: on x86-64, the hot kernels also get an AVX2 copy, chosen at run
-//!   time when the processor has AVX2; same bits, more speed
-//!   ([`vector_extensions`]). Off by default so that the core stays `no_std`.
+//! - `runtime-avx2` (alias `std`): on x86-64, the hot kernels also get an
+//!   AVX2 copy, chosen at run time when the processor has AVX2; same bits,
+//!   more speed ([`vector_extensions`]). Off by default so that the core
+//!   stays `no_std`.
 
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
@@ -105,7 +106,7 @@
 // Numeric kernels index several parallel arrays at once; index loops say that best.
 #![allow(clippy::needless_range_loop)]
 
-#[cfg(all(feature = "std", not(test)))]
+#[cfg(all(runtime_avx2, not(test)))]
 extern crate std;
 
 #[cfg(feature = "alloc")]

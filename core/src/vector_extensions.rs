@@ -10,7 +10,8 @@
 //! Cortex-M, RISC-V and wasm32. Only the speed changes.
 //!
 //! A build for x86-64 without `-C target-feature=+avx2` (the default target)
-//! may only use SSE2. With the `std` feature on such a build, each kernel is
+//! may only use SSE2. With the `runtime-avx2` feature (alias `std`) on such a
+//! build (the cfg `runtime_avx2`, set by `core/build.rs`), each kernel is
 //! compiled twice, portable and with AVX2 enabled, and picks the AVX2 copy
 //! when the processor reports AVX2 (`std::is_x86_feature_detected!`, checked
 //! once and cached). Without `std` (`no_std` users, microcontrollers, wasm),
@@ -29,13 +30,9 @@
 
 /// `true` when this build chooses between the portable and the AVX2 copies
 /// of the kernels at run time.
-pub const RUNTIME_DISPATCH: bool = cfg!(all(
-    feature = "std",
-    target_arch = "x86_64",
-    not(target_feature = "avx2")
-));
+pub const RUNTIME_DISPATCH: bool = cfg!(runtime_avx2);
 
-#[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+#[cfg(runtime_avx2)]
 mod runtime {
     use core::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
@@ -63,7 +60,7 @@ mod runtime {
     }
 }
 
-#[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+#[cfg(runtime_avx2)]
 pub(crate) use runtime::use_avx2;
 
 /// Allows (the default) or forbids the AVX2 copies of the kernels for the
@@ -75,11 +72,11 @@ pub(crate) use runtime::use_avx2;
 /// Returns whether the AVX2 copies are now in use: `false` when forbidden or
 /// when the processor lacks AVX2.
 pub fn set_avx2_allowed(allowed: bool) -> bool {
-    #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+    #[cfg(runtime_avx2)]
     {
         runtime::decide(allowed)
     }
-    #[cfg(not(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2"))))]
+    #[cfg(not(runtime_avx2))]
     {
         let _ = allowed;
         false
@@ -89,7 +86,7 @@ pub fn set_avx2_allowed(allowed: bool) -> bool {
 /// Which copy of the kernels runs: `"avx2 (chosen at run time)"`,
 /// `"avx2 (built in)"` or `"portable"`, for reports and benchmarks.
 pub fn kernels_in_use() -> &'static str {
-    #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+    #[cfg(runtime_avx2)]
     if use_avx2() {
         return "avx2 (chosen at run time)";
     }
@@ -140,7 +137,7 @@ macro_rules! vector_kernel {
             #[inline(always)]
             fn portable<$($generics)*>($($arg: $ty),*) $(-> $ret)? $body
 
-            #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+            #[cfg(runtime_avx2)]
             {
                 /// The portable body compiled with AVX2 enabled.
                 #[target_feature(enable = "avx2")]

@@ -26,14 +26,14 @@ const GROUP: usize = 4;
 /// 224–231 ns. With SSE2's registers 8 would spill (100 ns more). Bits do not
 /// depend on the group size: each dot product keeps its lanes, each axpy its
 /// order.
-#[cfg(all(target_arch = "x86_64", any(feature = "std", target_feature = "avx2")))]
+#[cfg(any(runtime_avx2, all(target_arch = "x86_64", target_feature = "avx2")))]
 const WIDE_GROUP: usize = 10;
 
 /// The directions per pass for the kernels this program runs on vectors of
 /// length D.
 #[inline]
 fn group_size<const D: usize>() -> usize {
-    #[cfg(all(feature = "std", target_arch = "x86_64", not(target_feature = "avx2")))]
+    #[cfg(runtime_avx2)]
     if D >= crate::vector_extensions::MIN_WIDE_LENGTH && crate::vector_extensions::use_avx2() {
         return WIDE_GROUP;
     }
