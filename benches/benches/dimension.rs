@@ -122,7 +122,7 @@ fn bench_case<const D: usize, P: Potential<f64, D>>(
 }
 
 fn all(c: &mut Criterion) {
-    println!("kernels: {}", qnmc::vector_extensions::kernels_in_use());
+    println!("kernels: {}", qnmc::kernels::kernels_in_use());
     let mut group = c.benchmark_group("nuts_per_leapfrog_by_storage/n=300");
     bench_case::<300, _>(
         &mut group,

@@ -8,8 +8,8 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use qnmc::adaptation::{
     AcceptanceStatistic, AdaptiveNuts, DEFAULT_RANK_TOLERANCE, LbfgsEstimator, WarmupSchedule,
 };
+use qnmc::kernels::{dot, dot_wide};
 use qnmc::lbfgs::{LbfgsMemory, LbfgsSettings};
-use qnmc::linalg::{dot, dot_wide};
 use qnmc::metric::{DiagonalMetric, LbfgsMetric, Metric};
 use qnmc::random::{fill_standard_normal, fill_standard_normal_ziggurat, standard_normal};
 use qnmc::{
@@ -189,11 +189,11 @@ fn per_leapfrog<K: Metric<f64, D>, P: Potential<f64, D>, const D: usize>(
 
 /// Runs `f` with the AVX2 copies of the kernels forbidden (the `_portable`
 /// benches: what a processor without AVX2, or a `no_std` build, runs; the
-/// same bits, see `qnmc::vector_extensions`).
+/// same bits, see `qnmc::kernels`).
 fn portable_kernels(f: impl FnOnce()) {
-    qnmc::vector_extensions::set_avx2_allowed(false);
+    qnmc::kernels::set_avx2_allowed(false);
     f();
-    qnmc::vector_extensions::set_avx2_allowed(true);
+    qnmc::kernels::set_avx2_allowed(true);
 }
 
 /// Time per leapfrog step of NUTS (whole transitions: momentum, tree
@@ -204,7 +204,7 @@ fn portable_kernels(f: impl FnOnce()) {
 /// rank 2M (every pair kept, the most expensive case). Each with the kernels
 /// this machine runs by default (AVX2 when present) and with the portable
 /// ones (`_portable`). D = 6 and 25 show the small-vector side: below
-/// `qnmc::vector_extensions::MIN_WIDE_LENGTH` both runs take the portable
+/// `qnmc::kernels::MIN_WIDE_LENGTH` both runs take the portable
 /// loops.
 fn bench_nuts_leapfrog<const D: usize, const M: usize>(c: &mut Criterion) {
     let mut rng = XorShiftRng::seed_from_u64(5);
@@ -341,7 +341,7 @@ fn bench_dot<const D: usize>(c: &mut Criterion) {
 }
 
 fn all(c: &mut Criterion) {
-    println!("kernels: {}", qnmc::vector_extensions::kernels_in_use());
+    println!("kernels: {}", qnmc::kernels::kernels_in_use());
     bench_qnhmc::<10, 2>(c);
     bench_qnhmc::<100, 2>(c);
     bench_qnhmc::<1000, 2>(c);

@@ -368,7 +368,7 @@ pub fn markdown(rows: &[Row], s: &Settings) -> String {
         o,
         "\nTotal time: {:.1} s. qnmc's kernels: {} (same bits either way; only ESS/s depends on it).",
         s.seconds,
-        qnmc::vector_extensions::kernels_in_use()
+        qnmc::kernels::kernels_in_use()
     );
     o
 }

@@ -17,7 +17,7 @@
 //! The in-place constructors start from all-zero bytes, a valid value of every type that
 //! implements [`ZeroValid`] (numbers, `bool`, arrays and structs of them),
 //! and then set the fields that do not start at zero. This file holds the
-//! core's only `unsafe` operations outside `vector_extensions.rs`: the zero
+//! core's only `unsafe` operations outside `kernels/dispatch.rs`: the zero
 //! fill, the bytewise swap and the allocation behind `zeroed_box` (feature
 //! `alloc`). The other `unsafe` of the core is declarations: `unsafe impl
 //! ZeroValid`, written by the `zero_valid!` macro (which checks every field)

@@ -97,7 +97,7 @@
 //!   ([`in_place`], e.g. `AdaptiveNuts::new_boxed`).
 //! - `runtime-avx2` (alias `std`): on x86-64, the hot kernels also get an
 //!   AVX2 copy, chosen at run time when the processor has AVX2; same bits,
-//!   more speed ([`vector_extensions`]). Off by default so that the core
+//!   more speed ([`kernels`]). Off by default so that the core
 //!   stays `no_std`.
 
 #![cfg_attr(not(test), no_std)]
@@ -115,16 +115,21 @@ extern crate alloc;
 pub mod adaptation;
 mod error;
 pub mod in_place;
+pub mod kernels;
 pub mod lbfgs;
-pub mod linalg;
 pub mod metric;
 pub mod random;
 mod real;
 pub mod samplers;
 mod stats;
-mod symmetric_eigen;
 mod target;
-pub mod vector_extensions;
+
+/// The kernels' former paths, kept while the tests move to [`kernels`].
+#[doc(hidden)]
+pub use kernels as linalg;
+/// The kernels' former paths, kept while the tests move to [`kernels`].
+#[doc(hidden)]
+pub use kernels as vector_extensions;
 
 pub use adaptation::{DualAveraging, DualAveragingSettings, Warmup};
 pub use error::Error;

@@ -9,7 +9,7 @@
 //! centred covariance product exactly (in exact arithmetic) and stays
 //! accurate when the draws sit far from the origin.
 
-use crate::linalg::dot;
+use crate::kernels::dot;
 use crate::real::Real;
 
 /// Σₜ (xₜ − c)(xₜ − c)ᵀ q and the sums that centre it: Ĉov(x)·q for a fixed
@@ -88,7 +88,7 @@ impl<T: Real, const D: usize> CovarianceProduct<T, D> {
         for i in 0..D {
             out[i] = self.outer[i] / n - self.sum[i] / n * mean_projection;
         }
-        crate::linalg::all_finite(&out).then_some(out)
+        crate::kernels::all_finite(&out).then_some(out)
     }
 }
 

@@ -64,8 +64,8 @@ use super::window_covariance::WindowCovariance;
 pub const DEFAULT_RANK_TOLERANCE: f64 = 0.1;
 
 use crate::error::{Error, require_non_negative};
+use crate::kernels::dot;
 use crate::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings};
-use crate::linalg::dot;
 use crate::metric::LbfgsMetric;
 use crate::metric::Metric;
 use crate::real::Real;
@@ -439,12 +439,12 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         for i in 0..D {
             x[i] = position[i] + step[i];
         }
-        if !crate::linalg::all_finite(&x) {
+        if !crate::kernels::all_finite(&x) {
             return 0;
         }
         let mut g = [T::ZERO; D];
         let u = target.potential_and_gradient(&x, &mut g);
-        if u.is_finite() && crate::linalg::all_finite(&g) {
+        if u.is_finite() && crate::kernels::all_finite(&g) {
             for i in 0..D {
                 g[i] -= gradient[i];
             }
@@ -1215,7 +1215,7 @@ mod tests {
             }
         }
         let mut e = [[0.0; 6]; 6];
-        crate::symmetric_eigen::jacobi(&mut a, &mut e, 6);
+        crate::kernels::small_dense::jacobi(&mut a, &mut e, 6);
         let values: [f64; 6] = core::array::from_fn(|i| a[i][i]);
         let max = values.iter().cloned().fold(f64::MIN, f64::max);
         let min = values.iter().cloned().fold(f64::MAX, f64::min);

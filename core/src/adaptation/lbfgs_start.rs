@@ -115,7 +115,7 @@ pub(crate) fn typical_start<T: Real, const D: usize, P: Potential<T, D>>(
     displacement: &[T; D],
     normals: &[T; D],
 ) -> ([T; D], u32) {
-    let half_norm = T::HALF * crate::linalg::dot(normals, normals);
+    let half_norm = T::HALF * crate::kernels::dot(normals, normals);
     let bound = optimum.potential
         + T::from_f64(START_EXCESS_FACTOR) * half_norm
         + T::from_f64(START_EXCESS_SLACK);
@@ -127,7 +127,7 @@ pub(crate) fn typical_start<T: Real, const D: usize, P: Potential<T, D>>(
         for i in 0..D {
             start[i] = optimum.position[i] + scale * displacement[i];
         }
-        if crate::linalg::all_finite(&start) {
+        if crate::kernels::all_finite(&start) {
             let u = target.potential_and_gradient(&start, &mut gradient);
             evaluations += 1;
             if u.is_finite() && u <= bound {

@@ -31,9 +31,9 @@
 //! tolerance unchanged. Storage is K² per matrix: the estimator runs it only
 //! when the model's dimension n is at most its memory M.
 
+use crate::kernels::small_dense::jacobi;
 use crate::lbfgs::LbfgsMemory;
 use crate::real::Real;
-use crate::symmetric_eigen::jacobi;
 
 /// γ, added to the diagonal of both scaled covariances: 10⁻² √ε (1.5·10⁻¹⁰
 /// in `f64`, 3.5·10⁻⁶ in `f32`), against scaled variances of order 1 (the
@@ -232,7 +232,7 @@ impl<T: Real, const K: usize> WindowCovariance<T, K> {
                 s[i] = si * root_root_p * sqrt_base[i];
                 y[i] = yi / root_root_p / sqrt_base[i];
             }
-            if !crate::linalg::all_finite(&s) || !crate::linalg::all_finite(&y) {
+            if !crate::kernels::all_finite(&s) || !crate::kernels::all_finite(&y) {
                 memory.clear();
                 return false;
             }

@@ -10,7 +10,7 @@
 //! step statistics.
 
 use crate::error::{Error, require_non_negative};
-use crate::linalg::{axpy, dot, norm};
+use crate::kernels::{axpy, dot, norm};
 use crate::real::Real;
 
 /// The admission rule for new L-BFGS pairs.

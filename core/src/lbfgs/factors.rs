@@ -20,7 +20,7 @@
 //!   only counts; the next rebuild drops the rows of evicted pairs and computes
 //!   those of the new pairs: 4 scalar products with each held pair, two
 //!   partners per pass over the D entries, each summed as
-//!   [`dot`](crate::linalg::dot) sums it. O(mD) per new pair;
+//!   [`dot`](crate::kernels::dot) sums it. O(mD) per new pair;
 //! - per pair, the coefficients of w_k in V and of Vᵀw_k, and sᵀy, sᵀBs = s_kᵀw_k
 //!   and α. Every scalar product the rebuild needs (w_jᵀs_k, y_jᵀs_k) is an
 //!   entry of Vᵀw_j or Vᵀy_j: O(m³) in all, no work of length D.

@@ -5,7 +5,7 @@ use super::curvature::CurvaturePolicy;
 use super::factors::ProductFactors;
 use super::pair_ring::PairRing;
 use crate::error::{Error, require_positive};
-use crate::linalg::dot;
+use crate::kernels::dot;
 use crate::real::Real;
 
 /// How the base matrix H⁰ = γI is chosen.

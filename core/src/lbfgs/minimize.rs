@@ -7,7 +7,7 @@
 //! the directions the path explored.
 
 use super::memory::LbfgsMemory;
-use crate::linalg::{all_finite, dot};
+use crate::kernels::{all_finite, dot};
 use crate::real::Real;
 use crate::target::Potential;
 

@@ -7,11 +7,11 @@
 
 use super::factors::Coefficients;
 use super::memory::LbfgsMemory;
-use crate::linalg::axpy;
+use crate::kernels::axpy;
 use crate::real::Real;
 
 /// rows[k]ᵀz for k < K in one pass over z (z read once per entry), each sum
-/// bit for bit [`dot`](crate::linalg::dot)`(rows[k], z)`: the K sums are
+/// bit for bit [`dot`](crate::kernels::dot)`(rows[k], z)`: the K sums are
 /// independent chains.
 #[inline]
 fn dots_with<T: Real, const D: usize, const K: usize>(rows: [&[T; D]; K], z: &[T; D]) -> [T; K] {
@@ -57,7 +57,7 @@ fn project_rows<'a, T: Real + 'a, const D: usize>(
 
 /// The Gram entries of a pair (s, y) with P partner pairs (s_b, y_b) in one
 /// pass: [sᵀs_b, sᵀy_b, yᵀs_b, yᵀy_b] for each b, every sum bit for bit
-/// [`dot`](crate::linalg::dot).
+/// [`dot`](crate::kernels::dot).
 #[inline]
 fn gram_dots<T: Real, const D: usize, const P: usize>(
     s: &[T; D],
@@ -241,8 +241,8 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
 
 #[cfg(test)]
 mod tests {
+    use crate::kernels::{axpy, dot, scale};
     use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
-    use crate::linalg::{axpy, dot, scale};
     use crate::random::standard_normal;
     use crate::real::Real;
     use rand_core::SeedableRng;

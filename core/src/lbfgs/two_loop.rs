@@ -6,7 +6,7 @@
 //! single-accumulator sums at D = 100.
 
 use super::memory::LbfgsMemory;
-use crate::linalg::{axpy, dot_wide};
+use crate::kernels::{axpy, dot_wide};
 use crate::real::Real;
 
 impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {

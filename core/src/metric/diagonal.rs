@@ -2,8 +2,8 @@
 
 use super::Metric;
 use crate::error::{Error, require_positive};
+use crate::kernels::at_length;
 use crate::real::Real;
-use crate::vector_extensions::at_length;
 
 /// A diagonal metric with inverse mass M⁻¹ = diag(σ²) (σ² ideally the
 /// posterior variances): p = z / σ, v = σ² ∘ p.

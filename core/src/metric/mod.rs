@@ -61,14 +61,14 @@ pub trait Metric<T: Real, const D: usize> {
     }
 
     /// K(p) = ½ pᵀM⁻¹p, given `v` = M⁻¹ p from [`velocity`](Self::velocity)
-    /// (a fixed-order four-lane [`dot_wide`](crate::linalg::dot_wide): the
+    /// (a fixed-order four-lane [`dot_wide`](crate::kernels::dot_wide): the
     /// same bits on every target). [`Nuts`](crate::Nuts) forms this same sum
     /// inside its leapfrog kick
-    /// ([`half_kick_and_kinetic_energy`](crate::linalg::half_kick_and_kinetic_energy))
+    /// ([`half_kick_and_kinetic_energy`](crate::kernels::half_kick_and_kinetic_energy))
     /// instead of calling it, so an override should only change how ½ p·v is
     /// computed, not what it is.
     #[inline]
     fn kinetic_energy(&self, p: &[T; D], v: &[T; D]) -> T {
-        T::HALF * crate::linalg::dot_wide(p, v)
+        T::HALF * crate::kernels::dot_wide(p, v)
     }
 }

@@ -67,7 +67,7 @@ use super::sampler::{Sampler, Step};
 
 use super::metropolis::metropolis;
 use crate::error::{Error, require_non_negative, require_positive};
-use crate::linalg::{all_finite, dot};
+use crate::kernels::{all_finite, dot};
 use crate::random::fill_standard_normal;
 use crate::real::Real;
 use crate::stats::StepStats;

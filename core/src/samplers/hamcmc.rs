@@ -28,8 +28,8 @@ use rand_core::Rng;
 use super::sampler::{Sampler, Step};
 
 use crate::error::{Error, require_positive};
+use crate::kernels::{all_finite, difference};
 use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
-use crate::linalg::{all_finite, difference};
 use crate::random::fill_standard_normal;
 use crate::real::Real;
 use crate::stats::StepStats;

@@ -7,7 +7,7 @@ use super::sampler::{Sampler, Step};
 
 use super::metropolis::metropolis;
 use crate::error::{Error, require_positive};
-use crate::linalg::all_finite;
+use crate::kernels::all_finite;
 use crate::random::fill_standard_normal;
 use crate::real::Real;
 use crate::stats::StepStats;

@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | [`Hmc`] | Neal 2011 | yes |
 //! | [`Qnhmc`] | Fu, Luo & Zhang 2016, Alg. 2 | adaptive; exact once the memory is frozen |
-//! | [`Nuts`] | Hoffman & Gelman 2014 with Stan's multinomial sampling and generalised U-turn (`nuts.rs`, `docs/NUTS.md`), any [`Metric`](crate::metric::Metric) | yes |
+//! | [`Nuts`] | Hoffman & Gelman 2014 with Stan's multinomial sampling and generalised U-turn (`nuts/`, `docs/NUTS.md`), any [`Metric`](crate::metric::Metric) | yes |
 //! | [`Hamcmc`] | Şimşekli et al. 2016, Alg. 1 | stochastic gradient: biased for fixed ε |
 //! | [`HmcBfgs`] | Zhang & Sutton 2011, Alg. 1 (`ensemble/hmc_bfgs.rs`) | yes (ensemble of K chains) |
 //! | [`MhBfgs`] | Zhang & Sutton 2011, §4.1 eq. 14 (`ensemble/mh_bfgs.rs`) | yes (ensemble of K chains) |

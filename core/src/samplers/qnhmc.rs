@@ -29,8 +29,8 @@ use super::sampler::{Sampler, Step};
 
 use super::metropolis::metropolis;
 use crate::error::{Error, require_positive};
+use crate::kernels::{all_finite, difference, dot};
 use crate::lbfgs::{LbfgsMemory, LbfgsSettings, PairRing};
-use crate::linalg::{all_finite, difference, dot};
 use crate::random::fill_standard_normal;
 use crate::real::Real;
 use crate::stats::StepStats;

@@ -4,8 +4,8 @@ use rand_core::Rng;
 
 use super::{Ensemble, accept_or_reject, paper_curvature, validate_metric};
 use crate::error::{Error, require_positive};
+use crate::kernels::{all_finite, dot};
 use crate::lbfgs::{CurvaturePolicy, InitialScaling};
-use crate::linalg::{all_finite, dot};
 use crate::random::fill_standard_normal;
 use crate::real::Real;
 use crate::stats::StepStats;

@@ -213,8 +213,8 @@ pub use mh_bfgs::{MhBfgs, MhBfgsProposal, MhBfgsSettings};
 use rand_core::Rng;
 
 use crate::error::{Error, require_positive};
+use crate::kernels::{all_finite, difference};
 use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
-use crate::linalg::{all_finite, difference};
 use crate::real::Real;
 use crate::samplers::metropolis::metropolis;
 use crate::stats::StepStats;

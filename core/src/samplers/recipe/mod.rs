@@ -120,7 +120,7 @@ pub use sgrld::{Sgrld, SgrldSettings};
 use rand_core::Rng;
 
 use crate::error::Error;
-use crate::linalg::all_finite;
+use crate::kernels::all_finite;
 use crate::random::fill_standard_normal;
 use crate::real::Real;
 use crate::stats::StepStats;

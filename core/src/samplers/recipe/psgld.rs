@@ -40,7 +40,7 @@ use super::engine::recipe_update;
 use super::sgrld::DiagonalLangevin;
 use super::{begin_step, check_initial};
 use crate::error::{Error, require_positive};
-use crate::linalg::all_finite;
+use crate::kernels::all_finite;
 use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::MinibatchPotential;

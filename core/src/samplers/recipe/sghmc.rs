@@ -45,7 +45,7 @@ use rand_core::Rng;
 use super::engine::{RecipeDynamics, recipe_update};
 use super::{begin_step, check_initial, draw_step_randomness, step_gradient};
 use crate::error::{Error, require_non_negative, require_positive};
-use crate::linalg::all_finite;
+use crate::kernels::all_finite;
 use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::MinibatchPotential;

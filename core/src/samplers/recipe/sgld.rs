@@ -20,7 +20,7 @@ use rand_core::Rng;
 use super::engine::{RecipeDynamics, recipe_update};
 use super::{begin_step, check_initial};
 use crate::error::{Error, require_positive};
-use crate::linalg::all_finite;
+use crate::kernels::all_finite;
 use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::MinibatchPotential;

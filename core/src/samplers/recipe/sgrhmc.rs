@@ -34,7 +34,7 @@ use rand_core::Rng;
 use super::engine::{RecipeDynamics, recipe_update};
 use super::{Correction, DiagonalRiemannianMetric, begin_step, check_initial, evaluate_metric};
 use crate::error::{Error, require_non_negative, require_positive};
-use crate::linalg::all_finite;
+use crate::kernels::all_finite;
 use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::MinibatchPotential;

@@ -1,6 +1,8 @@
-//! The cyclic Jacobi eigensolver for the small dense symmetric matrices of
-//! the quasi-Newton metric (its 2M × 2M core) and of the warm-up's window
-//! covariances (n × n, n ≤ M), in whatever fixed storage each keeps.
+//! Small dense matrices in fixed storage ([`SquareStorage`], the 2M × 2M
+//! [`Square`]) and the cyclic Jacobi eigensolver for the small symmetric
+//! matrices of the quasi-Newton metric (its 2M × 2M core) and of the
+//! warm-up's window covariances (n × n, n ≤ M), in whatever fixed storage
+//! each keeps.
 
 use crate::real::Real;
 
@@ -31,6 +33,58 @@ impl<T: Real, const K: usize> SquareStorage<T> for [[T; K]; K] {
     fn set_identity(&mut self, n: usize) {
         for (i, row) in self.iter_mut().enumerate() {
             for (j, x) in row.iter_mut().enumerate() {
+                *x = if i == j && i < n { T::ONE } else { T::ZERO };
+            }
+        }
+    }
+}
+
+/// A 2M × 2M matrix in fixed storage (const generics cannot say 2M): entry
+/// (i, j) is `self.0[i / M][i % M][j / M][j % M]`, reached through the
+/// flattened rows.
+#[derive(Debug, Clone)]
+pub(crate) struct Square<T, const M: usize>([[[[T; M]; 2]; M]; 2]);
+
+// SAFETY: its one field is an array of `Real`s, which are `ZeroValid`.
+#[allow(unsafe_code)]
+unsafe impl<T: Real, const M: usize> crate::in_place::ZeroValid for Square<T, M> {}
+
+impl<T: Real, const M: usize> Square<T, M> {
+    pub(crate) fn zero() -> Self {
+        Square([[[[T::ZERO; M]; 2]; M]; 2])
+    }
+
+    /// Row i (length 2M); i < 2M.
+    #[inline]
+    pub(crate) fn row(&self, i: usize) -> &[T] {
+        self.0.as_flattened()[i].as_flattened()
+    }
+
+    #[inline]
+    pub(crate) fn row_mut(&mut self, i: usize) -> &mut [T] {
+        self.0.as_flattened_mut()[i].as_flattened_mut()
+    }
+
+    /// `true` when the leading n × n block is finite.
+    pub(crate) fn leading_block_finite(&self, n: usize) -> bool {
+        (0..n).all(|i| self.row(i).iter().take(n).all(|x| x.is_finite()))
+    }
+}
+
+impl<T: Real, const M: usize> SquareStorage<T> for Square<T, M> {
+    #[inline]
+    fn get(&self, i: usize, j: usize) -> T {
+        self.row(i)[j]
+    }
+
+    #[inline]
+    fn set(&mut self, i: usize, j: usize, value: T) {
+        self.row_mut(i)[j] = value;
+    }
+
+    fn set_identity(&mut self, n: usize) {
+        for (i, row) in self.0.as_flattened_mut().iter_mut().enumerate() {
+            for (j, x) in row.as_flattened_mut().iter_mut().enumerate() {
                 *x = if i == j && i < n { T::ONE } else { T::ZERO };
             }
         }

@@ -1,8 +1,8 @@
 //! Vector kernels on fixed-size arrays. Plain loops in index order: no fused
 //! multiply-add, no reordering, so results are identical on every target.
 
+use crate::kernels::{at_length, vector_kernel};
 use crate::real::Real;
-use crate::vector_extensions::{at_length, vector_kernel};
 
 /// Σ aᵢ bᵢ.
 #[inline]
@@ -38,7 +38,7 @@ const DOT_WIDE_LANES: usize = 4;
 /// the exact result.
 ///
 /// ```
-/// use qnmc::linalg::dot_wide;
+/// use qnmc::kernels::dot_wide;
 /// let a = [1.0f64, 2.0, 3.0, 4.0, 5.0];
 /// assert_eq!(dot_wide(&a, &a), 55.0);
 /// ```

@@ -46,554 +46,21 @@ use rand_core::Rng;
 
 use super::sampler::{Sampler, Step};
 
+mod settings;
+mod trajectory;
+
+pub use settings::{DEFAULT_MAX_TREE_DEPTH, NutsSettings, NutsStats};
+use trajectory::{
+    PhasePoint, Sample, Span, Subtree, Tally, Weights, copy_leading, kinetic_energy,
+    leaf_pair_is_valid, merge_is_valid, merge_spans_valid, two_mut,
+};
+
 use crate::error::{Error, require_positive};
-#[cfg(doc)]
-use crate::linalg::dot_wide;
-use crate::linalg::half_kick_and_kinetic_energy_leading;
+use crate::kernels::at_length;
 use crate::metric::Metric;
 use crate::random::fill_standard_normal_ziggurat;
 use crate::real::Real;
-use crate::stats::StepStats;
 use crate::target::Potential;
-use crate::vector_extensions::{at_length, vector_kernel};
-
-/// Stan's default maximum tree depth.
-pub const DEFAULT_MAX_TREE_DEPTH: u32 = 10;
-
-/// Settings of [`Nuts`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct NutsSettings<T> {
-    /// Leapfrog step size ε > 0.
-    pub step_size: T,
-    /// At most 2^depth − 1 leapfrog steps per draw; 1 ≤ depth ≤ the sampler's
-    /// const `MAX_DEPTH`.
-    pub max_tree_depth: u32,
-    /// An energy error H − H₀ above this (> 0) is a divergence (Stan: 1000).
-    pub max_energy_error: T,
-}
-
-crate::in_place::zero_valid!(impl[T: Real] NutsSettings<T> { step_size, max_tree_depth, max_energy_error });
-
-impl<T: Real> NutsSettings<T> {
-    /// Step size ε, Stan's maximum depth 10 and divergence threshold 1000.
-    pub fn new(step_size: T) -> Self {
-        NutsSettings {
-            step_size,
-            max_tree_depth: DEFAULT_MAX_TREE_DEPTH,
-            max_energy_error: T::from_f64(1000.0),
-        }
-    }
-
-    /// Checks every setting against a sampler whose storage holds trees of
-    /// depth at most `max_depth_bound`.
-    pub fn validate(&self, max_depth_bound: usize) -> Result<(), Error> {
-        require_positive(self.step_size, "step_size")?;
-        if self.max_tree_depth == 0 || self.max_tree_depth as usize > max_depth_bound {
-            return Err(Error::invalid(
-                "max_tree_depth",
-                ">= 1 and at most the const MAX_DEPTH",
-            ));
-        }
-        require_positive(self.max_energy_error, "max_energy_error")
-    }
-}
-
-/// What happened during one NUTS draw (Stan's sampler diagnostics).
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct NutsStats<T> {
-    /// Valid doublings of the trajectory (Stan's `treedepth__`).
-    pub tree_depth: u32,
-    /// Leapfrog steps taken (Stan's `n_leapfrog__`).
-    pub leapfrog_steps: u32,
-    /// Target evaluations (leapfrog steps whose position was finite).
-    pub gradient_evaluations: u32,
-    /// Mean over the leapfrog steps of min(1, exp(H₀ − H)) (Stan's
-    /// `accept_stat__`, what dual averaging targets).
-    pub acceptance_statistic: T,
-    /// Mean over the leapfrog steps of the symmetric (Barker) acceptance
-    /// 2·min(1, e^(H₀−H)) / (1 + e^(H₀−H)), which penalises energy errors of
-    /// either sign (nuts-rs adapts its step size to this one); 0 for a
-    /// divergent step.
-    pub symmetric_acceptance_statistic: T,
-    /// H of the new state (Stan's `energy__`).
-    pub energy: T,
-    /// H(new state) − H₀.
-    pub energy_error: T,
-    /// A leapfrog step reached an energy error above the threshold or a
-    /// non-finite state; the trajectory stopped there.
-    pub divergent: bool,
-    /// The tree reached the maximum depth without a U-turn or divergence.
-    pub reached_max_depth: bool,
-    /// The new state differs from the old one.
-    pub moved: bool,
-    /// The step size used.
-    pub step_size: T,
-}
-
-impl<T: Real> NutsStats<T> {
-    /// The same draw as the [`StepStats`] every sampler reports (for
-    /// [`Warmup`](crate::Warmup)): `acceptance_probability` is the acceptance
-    /// statistic, `accepted` whether the state moved.
-    pub fn step_stats(&self) -> StepStats<T> {
-        StepStats {
-            accepted: self.moved,
-            acceptance_probability: self.acceptance_statistic,
-            energy_error: self.energy_error,
-            divergent: self.divergent,
-            gradient_evaluations: self.gradient_evaluations,
-            pairs_skipped: 0,
-            step_size: self.step_size,
-        }
-    }
-}
-
-/// A point of the trajectory with everything the next leapfrog step needs.
-#[derive(Debug, Clone)]
-#[cfg_attr(target_arch = "x86_64", repr(C, align(64)))]
-struct PhasePoint<T, const D: usize> {
-    position: [T; D],
-    momentum: [T; D],
-    gradient: [T; D],
-    /// v = M⁻¹ p.
-    velocity: [T; D],
-    /// w = M⁻¹ ∇U.
-    gradient_velocity: [T; D],
-    potential: T,
-    energy: T,
-}
-
-crate::in_place::zero_valid!(impl[T: Real, const D: usize] PhasePoint<T, D> { position, momentum, gradient, velocity, gradient_velocity, potential, energy });
-
-impl<T: Real, const D: usize> PhasePoint<T, D> {
-    fn zero() -> Self {
-        PhasePoint {
-            position: [T::ZERO; D],
-            momentum: [T::ZERO; D],
-            gradient: [T::ZERO; D],
-            velocity: [T::ZERO; D],
-            gradient_velocity: [T::ZERO; D],
-            potential: T::ZERO,
-            energy: T::ZERO,
-        }
-    }
-
-    /// One leapfrog step of signed size `h`. Returns `false` (without
-    /// evaluating the target) when the new position is not finite; otherwise
-    /// `energy` is set, NaN or ±∞ when U or ∇U was not finite.
-    #[inline(always)]
-    fn leapfrog<K: Metric<T, D>, P: Potential<T, D>>(
-        &mut self,
-        h: T,
-        metric: &K,
-        target: &P,
-        n: usize,
-    ) -> bool {
-        let half = T::HALF * h;
-        let drift = kick_and_drift_lanes(
-            half,
-            h,
-            &self.gradient,
-            &self.gradient_velocity,
-            &mut self.momentum,
-            &mut self.velocity,
-            &mut self.position,
-            n,
-        );
-        if (drift[0] + drift[1]) + (drift[2] + drift[3]) != T::ZERO {
-            self.energy = T::INFINITY;
-            return false;
-        }
-        self.potential = target.potential_and_gradient(&self.position, &mut self.gradient);
-        metric.velocity_leading(&self.gradient, &mut self.gradient_velocity, n);
-        self.energy = self.potential
-            + half_kick_and_kinetic_energy_leading(
-                half,
-                &self.gradient,
-                &self.gradient_velocity,
-                &mut self.momentum,
-                &mut self.velocity,
-                n,
-            );
-        true
-    }
-
-    /// `self` ← `other` on the first `n` coordinates (the rest stays zero).
-    #[inline]
-    fn copy_leading(&mut self, other: &Self, n: usize) {
-        copy_leading(&mut self.position, &other.position, n);
-        copy_leading(&mut self.momentum, &other.momentum, n);
-        copy_leading(&mut self.gradient, &other.gradient, n);
-        copy_leading(&mut self.velocity, &other.velocity, n);
-        copy_leading(&mut self.gradient_velocity, &other.gradient_velocity, n);
-        self.potential = other.potential;
-        self.energy = other.energy;
-    }
-}
-
-vector_kernel! {
-    /// The first half of a leapfrog step: p ← p − ½h ∇U, v ← v − ½h M⁻¹∇U,
-    /// θ ← θ + h v, returning four lanes of Σ θᵢ·0. x·0 is 0 for finite x and
-    /// NaN for ±∞ or NaN, so the lanes stay 0 iff θ stays finite (one
-    /// multiply-add per coordinate, no branch; four lanes so the sum is not one
-    /// long dependency chain). On the first `len` coordinates only.
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn kick_and_drift_lanes[T: Real, const D: usize](
-        half: T,
-        h: T,
-        gradient: &[T; D],
-        gradient_velocity: &[T; D],
-        momentum: &mut [T; D],
-        velocity: &mut [T; D],
-        position: &mut [T; D],
-        len: usize,
-    ) -> [T; 4]
-    where length(len)
-    {
-        at_length!(len, D, |len| {
-            let mut drift = [T::ZERO; 4];
-            let mut update = |i: usize, lane: usize| {
-                momentum[i] -= half * gradient[i];
-                velocity[i] -= half * gradient_velocity[i];
-                position[i] += h * velocity[i];
-                drift[lane] += position[i] * T::ZERO;
-            };
-            // Blocks of four with a fixed lane each (a lane computed as i % 4
-            // kept the loop scalar, its sums in memory).
-            for q in 0..len / 4 {
-                for lane in 0..4 {
-                    update(4 * q + lane, lane);
-                }
-            }
-            for i in len / 4 * 4..len {
-                update(i, i % 4);
-            }
-            drift
-        })
-    }
-}
-
-/// A drawn state: what the chain moves to.
-#[derive(Debug, Clone)]
-#[cfg_attr(target_arch = "x86_64", repr(C, align(64)))]
-struct Sample<T, const D: usize> {
-    position: [T; D],
-    gradient: [T; D],
-    potential: T,
-    energy: T,
-}
-
-crate::in_place::zero_valid!(impl[T: Real, const D: usize] Sample<T, D> { position, gradient, potential, energy });
-
-impl<T: Real, const D: usize> Sample<T, D> {
-    fn zero() -> Self {
-        Sample {
-            position: [T::ZERO; D],
-            gradient: [T::ZERO; D],
-            potential: T::ZERO,
-            energy: T::ZERO,
-        }
-    }
-
-    #[inline]
-    fn take(&mut self, point: &PhasePoint<T, D>, n: usize) {
-        copy_leading(&mut self.position, &point.position, n);
-        copy_leading(&mut self.gradient, &point.gradient, n);
-        self.potential = point.potential;
-        self.energy = point.energy;
-    }
-}
-
-/// What the U-turn checks need of a completed (sub)tree, in build order.
-#[derive(Debug, Clone)]
-#[cfg_attr(target_arch = "x86_64", repr(C, align(64)))]
-struct Span<T, const D: usize> {
-    /// Sum of the momenta of its leaves.
-    rho: [T; D],
-    momentum_begin: [T; D],
-    velocity_begin: [T; D],
-    momentum_end: [T; D],
-    velocity_end: [T; D],
-}
-
-crate::in_place::zero_valid!(impl[T: Real, const D: usize] Span<T, D> { rho, momentum_begin, velocity_begin, momentum_end, velocity_end });
-
-impl<T: Real, const D: usize> Span<T, D> {
-    fn zero() -> Self {
-        Span {
-            rho: [T::ZERO; D],
-            momentum_begin: [T::ZERO; D],
-            velocity_begin: [T::ZERO; D],
-            momentum_end: [T::ZERO; D],
-            velocity_end: [T::ZERO; D],
-        }
-    }
-
-    #[inline]
-    fn set_leaf(&mut self, point: &PhasePoint<T, D>, n: usize) {
-        copy_leading(&mut self.rho, &point.momentum, n);
-        copy_leading(&mut self.momentum_begin, &point.momentum, n);
-        copy_leading(&mut self.velocity_begin, &point.velocity, n);
-        copy_leading(&mut self.momentum_end, &point.momentum, n);
-        copy_leading(&mut self.velocity_end, &point.velocity, n);
-    }
-
-    /// Appends `next` (built after `self`): ρ adds, the end moves.
-    #[inline]
-    fn absorb(&mut self, next: &Span<T, D>, n: usize) {
-        at_length!(n, D, |n| {
-            for i in 0..n {
-                self.rho[i] += next.rho[i];
-            }
-        });
-        copy_leading(&mut self.momentum_end, &next.momentum_end, n);
-        copy_leading(&mut self.velocity_end, &next.velocity_end, n);
-    }
-}
-
-/// The three checks of docs/NUTS.md on trees A then B (trajectory or build
-/// order), given by their ρ and their end momenta/velocities:
-/// crit(a, b, ρ) = a·ρ > 0 and b·ρ > 0 (the trajectory has not turned back)
-/// for (v_begin_a, v_end_b, ρ_a + ρ_b), (v_begin_a, v_begin_b, ρ_a + p_begin_b)
-/// and (v_end_a, v_end_b, p_end_a + ρ_b). The six dot products are those of
-/// [`dot_wide`], computed in one pass.
-#[inline]
-#[allow(clippy::too_many_arguments)]
-fn merge_is_valid<T: Real, const D: usize>(
-    rho_a: &[T; D],
-    p_end_a: &[T; D],
-    v_begin_a: &[T; D],
-    v_end_a: &[T; D],
-    rho_b: &[T; D],
-    p_begin_b: &[T; D],
-    v_begin_b: &[T; D],
-    v_end_b: &[T; D],
-    n: usize,
-) -> bool {
-    merge_lanes(
-        rho_a, p_end_a, v_begin_a, v_end_a, rho_b, p_begin_b, v_begin_b, v_end_b, n,
-    )
-    .iter()
-    .all(|l| (l[0] + l[1]) + (l[2] + l[3]) > T::ZERO)
-}
-
-vector_kernel! {
-    /// The four [`dot_wide`] lanes of the six dot products of
-    /// [`merge_is_valid`], in the order v_begin_a·s₁, v_end_b·s₁,
-    /// v_begin_a·s₂, v_begin_b·s₂, v_end_a·s₃, v_end_b·s₃ with s₁ = ρ_a + ρ_b,
-    /// s₂ = ρ_a + p_begin_b, s₃ = p_end_a + ρ_b. One pass instead of six
-    /// dependent chains; not inlined so that the lanes stay packed as loaded
-    /// (see `linalg::dot_wide_lanes`).
-    #[inline(never)]
-    #[allow(clippy::too_many_arguments)]
-    fn merge_lanes[T: Real, const D: usize](
-        rho_a: &[T; D],
-        p_end_a: &[T; D],
-        v_begin_a: &[T; D],
-        v_end_a: &[T; D],
-        rho_b: &[T; D],
-        p_begin_b: &[T; D],
-        v_begin_b: &[T; D],
-        v_end_b: &[T; D],
-        len: usize,
-    ) -> [[T; 4]; 6]
-    where length(len)
-    {
-        at_length!(len, D, |len| {
-            let mut acc = [[T::ZERO; 4]; 6];
-            let mut add = |i: usize, l: usize| {
-                let s1 = rho_a[i] + rho_b[i];
-                let s2 = rho_a[i] + p_begin_b[i];
-                let s3 = p_end_a[i] + rho_b[i];
-                acc[0][l] += v_begin_a[i] * s1;
-                acc[1][l] += v_end_b[i] * s1;
-                acc[2][l] += v_begin_a[i] * s2;
-                acc[3][l] += v_begin_b[i] * s2;
-                acc[4][l] += v_end_a[i] * s3;
-                acc[5][l] += v_end_b[i] * s3;
-            };
-            // Blocks of four (entry 4q + l to lane l), then the tail, as dot_wide.
-            for q in 0..len / 4 {
-                for l in 0..4 {
-                    add(4 * q + l, l);
-                }
-            }
-            for i in len / 4 * 4..len {
-                add(i, i % 4);
-            }
-            acc
-        })
-    }
-}
-
-/// The merge of two single leaves, the earlier (p₀, v₀) and the later
-/// (p₁, v₁): then ρ_a = p_end_a = p₀, ρ_b = p_begin_b = p₁ and both velocities
-/// of each tree coincide, so the three checks of [`merge_is_valid`] are one,
-/// crit(v₀, v₁, p₀ + p₁). Writes ρ = p₀ + p₁ of the merged tree to `rho`.
-#[inline]
-fn leaf_pair_is_valid<T: Real, const D: usize>(
-    p0: &[T; D],
-    v0: &[T; D],
-    p1: &[T; D],
-    v1: &[T; D],
-    rho: &mut [T; D],
-    n: usize,
-) -> bool {
-    leaf_pair_lanes(p0, v0, p1, v1, rho, n)
-        .iter()
-        .all(|l| (l[0] + l[1]) + (l[2] + l[3]) > T::ZERO)
-}
-
-vector_kernel! {
-    /// The [`dot_wide`] lanes of v₀·ρ and v₁·ρ, ρ = p₀ + p₁ (stored), in one pass.
-    #[inline(never)]
-    fn leaf_pair_lanes[T: Real, const D: usize](
-        p0: &[T; D],
-        v0: &[T; D],
-        p1: &[T; D],
-        v1: &[T; D],
-        rho: &mut [T; D],
-        len: usize,
-    ) -> [[T; 4]; 2]
-    where length(len)
-    {
-        at_length!(len, D, |len| {
-            let mut acc = [[T::ZERO; 4]; 2];
-            let mut add = |i: usize, l: usize| {
-                let s = p0[i] + p1[i];
-                rho[i] = s;
-                acc[0][l] += v0[i] * s;
-                acc[1][l] += v1[i] * s;
-            };
-            for q in 0..len / 4 {
-                for l in 0..4 {
-                    add(4 * q + l, l);
-                }
-            }
-            for i in len / 4 * 4..len {
-                add(i, i % 4);
-            }
-            acc
-        })
-    }
-}
-
-fn merge_spans_valid<T: Real, const D: usize>(a: &Span<T, D>, b: &Span<T, D>, n: usize) -> bool {
-    merge_is_valid(
-        &a.rho,
-        &a.momentum_end,
-        &a.velocity_begin,
-        &a.velocity_end,
-        &b.rho,
-        &b.momentum_begin,
-        &b.velocity_begin,
-        &b.velocity_end,
-        n,
-    )
-}
-
-/// K = ½ p·v on the first `n` coordinates: the metric's own
-/// [`Metric::kinetic_energy`] when n = D, else the same [`dot_wide`] sum on
-/// the first n entries (bit for bit that of a sampler of size n).
-#[inline]
-fn kinetic_energy<T: Real, const D: usize, K: Metric<T, D>>(
-    metric: &K,
-    p: &[T; D],
-    v: &[T; D],
-    n: usize,
-) -> T {
-    if n >= D {
-        metric.kinetic_energy(p, v)
-    } else {
-        T::HALF * crate::linalg::dot_wide_slice(&p[..n], &v[..n])
-    }
-}
-
-/// `dst[..n]` ← `src[..n]` (n at most D): the coordinates a sampler of
-/// dimension n moves; the rest stays zero.
-#[inline]
-fn copy_leading<T: Copy, const D: usize>(dst: &mut [T; D], src: &[T; D], n: usize) {
-    if n >= D {
-        *dst = *src;
-    } else {
-        dst[..n].copy_from_slice(&src[..n]);
-    }
-}
-
-/// The leaves' multinomial weights exp(H₀ − H), kept in linear space
-/// relative to a reference energy: a weight is exp(`reference` − H), one
-/// exponential per leaf (the one the acceptance statistic needs anyway)
-/// instead of the log-space sums' three exponentials and a logarithm. The
-/// reference is H₀ unless a leaf's weight would exceed [`MAX_WEIGHT`] (its H
-/// far below H₀, e.g. a chain falling from the tails): then the weights are
-/// rebased on that leaf. Decisions equal the log-space ones of docs/NUTS.md
-/// up to rounding.
-struct Weights<T> {
-    reference: T,
-    /// Sum of the weights of the trajectory's valid leaves (the tree).
-    tree: T,
-    /// Sum of the weights of the subtree being built.
-    subtree: T,
-}
-
-impl<T: Real> Weights<T> {
-    /// The largest weight before a rebase, 2⁶⁴ (f32 holds 2¹⁰ leaves of it).
-    const MAX_WEIGHT: f64 = 18_446_744_073_709_551_616.0;
-
-    /// The weight of a leaf of energy `energy` whose exp(H₀ − H) is `ratio`,
-    /// rebasing first when it would exceed `MAX_WEIGHT`.
-    #[inline]
-    fn leaf(&mut self, h0: T, energy: T, ratio: T) -> T {
-        let weight = if self.reference == h0 {
-            ratio
-        } else {
-            (self.reference - energy).exp()
-        };
-        if weight <= T::from_f64(Self::MAX_WEIGHT) {
-            return weight;
-        }
-        // exp(H − reference) < 2⁻⁶⁴: may underflow to 0, which is harmless.
-        let scale = (energy - self.reference).exp();
-        self.tree *= scale;
-        self.subtree *= scale;
-        self.reference = energy;
-        T::ONE
-    }
-}
-
-/// Two distinct elements of a slice, mutably.
-#[inline]
-fn two_mut<X>(xs: &mut [X], a: usize, b: usize) -> Option<(&mut X, &mut X)> {
-    if a < b {
-        let (lo, hi) = xs.split_at_mut(b);
-        Some((lo.get_mut(a)?, hi.get_mut(0)?))
-    } else if b < a {
-        let (lo, hi) = xs.split_at_mut(a);
-        let (x, y) = (hi.get_mut(0)?, lo.get_mut(b)?);
-        Some((x, y))
-    } else {
-        None
-    }
-}
-
-/// How a new subtree ended.
-enum Subtree {
-    /// All 2^depth leaves built, no divergence, no inner U-turn; its weight
-    /// is in `Weights::subtree`.
-    Valid,
-    /// A divergence or an inner U-turn: the subtree is discarded.
-    Invalid,
-}
-
-/// Counters of one transition.
-struct Tally<T> {
-    leapfrog_steps: u32,
-    gradient_evaluations: u32,
-    acceptance_sum: T,
-    symmetric_acceptance_sum: T,
-    divergent: bool,
-}
 
 /// The No-U-Turn Sampler with metric `K`; trees of depth at most `MAX_DEPTH`
 /// (default 10, Stan's; the storage grows linearly with it). An exact
@@ -654,13 +121,13 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         target: &P,
     ) -> Result<Self, Error> {
         settings.validate(MAX_DEPTH)?;
-        if !crate::linalg::all_finite(&initial_position) {
+        if !crate::kernels::all_finite(&initial_position) {
             return Err(Error::NonFiniteInitialState);
         }
         let mut state = Sample::zero();
         state.position = initial_position;
         state.potential = target.potential_and_gradient(&state.position, &mut state.gradient);
-        if !state.potential.is_finite() || !crate::linalg::all_finite(&state.gradient) {
+        if !state.potential.is_finite() || !crate::kernels::all_finite(&state.gradient) {
             return Err(Error::NonFiniteInitialState);
         }
         let mut slot = [0; MAX_DEPTH];
@@ -772,7 +239,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         target: &P,
     ) -> Result<(), Error> {
         settings.validate(MAX_DEPTH)?;
-        if !crate::linalg::all_finite(initial_position) {
+        if !crate::kernels::all_finite(initial_position) {
             return Err(Error::NonFiniteInitialState);
         }
         let n = self.dimension();
@@ -787,7 +254,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         // The gradient goes to scratch storage first (`normals` is refilled
         // at every draw), so that a failure leaves the chain as it was.
         let potential = target.potential_and_gradient(initial_position, &mut self.normals);
-        if !potential.is_finite() || !crate::linalg::all_finite(&self.normals) {
+        if !potential.is_finite() || !crate::kernels::all_finite(&self.normals) {
             return Err(Error::NonFiniteInitialState);
         }
         crate::in_place::zero(&mut self.samples[1]);
@@ -882,7 +349,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         position: &[T; D],
         target: &P,
     ) -> Result<(), Error> {
-        if !crate::linalg::all_finite(position) {
+        if !crate::kernels::all_finite(position) {
             return Err(Error::NonFiniteInitialState);
         }
         let n = self.dimension();
@@ -894,7 +361,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         }
         let mut gradient = [T::ZERO; D];
         let potential = target.potential_and_gradient(position, &mut gradient);
-        if !potential.is_finite() || !crate::linalg::all_finite(&gradient[..n]) {
+        if !potential.is_finite() || !crate::kernels::all_finite(&gradient[..n]) {
             return Err(Error::NonFiniteInitialState);
         }
         gradient[n..].iter_mut().for_each(|g| *g = T::ZERO);
@@ -1320,12 +787,6 @@ mod layout_tests {
         assert_eq!(align_of::<Nuts<f64, 100, Diagonal>>(), 64);
         assert_eq!(align_of::<Lbfgs>(), 64);
         assert_eq!(align_of::<Diagonal>(), 64);
-    }
-}
-
-impl<T: Real> From<NutsStats<T>> for StepStats<T> {
-    fn from(stats: NutsStats<T>) -> StepStats<T> {
-        stats.step_stats()
     }
 }
 

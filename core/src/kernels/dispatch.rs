@@ -1,7 +1,7 @@
 //! Wider vector instructions for the hot kernels, chosen when the program
 //! runs, with the same bits as the portable code.
 //!
-//! The kernels of [`crate::linalg`], the NUTS leapfrog and U-turn passes and
+//! The kernels of [`crate::kernels`], the NUTS leapfrog and U-turn passes and
 //! the metrics are plain loops in a fixed order, and Rust never contracts
 //! `a * b + c` into a fused multiply-add on its own. So the same loop compiled
 //! for AVX2 (four `f64` or eight `f32` per instruction instead of SSE2's two
@@ -18,15 +18,6 @@
 //! or when the build already targets AVX2, there is only one copy and no
 //! check. [`set_avx2_allowed`] turns the AVX2 copies off, to measure them or
 //! to compare their bits with the portable ones.
-//!
-//! ```
-//! // Both settings give the same bits; only the speed differs.
-//! let a: [f64; 37] = core::array::from_fn(|i| 1.0 / (i as f64 + 0.3));
-//! qnmc::vector_extensions::set_avx2_allowed(false);
-//! let portable = qnmc::linalg::dot_wide(&a, &a);
-//! qnmc::vector_extensions::set_avx2_allowed(true);
-//! assert_eq!(qnmc::linalg::dot_wide(&a, &a).to_bits(), portable.to_bits());
-//! ```
 
 /// `true` when this build chooses between the portable and the AVX2 copies
 /// of the kernels at run time.
@@ -145,8 +136,8 @@ macro_rules! vector_kernel {
                 unsafe fn avx2<$($generics)*>($($arg: $ty),*) $(-> $ret)? {
                     portable($($arg),*)
                 }
-                if $length >= $crate::vector_extensions::MIN_WIDE_LENGTH
-                    && $crate::vector_extensions::use_avx2()
+                if $length >= $crate::kernels::MIN_WIDE_LENGTH
+                    && $crate::kernels::use_avx2()
                 {
                     // SAFETY: `use_avx2` is true only after
                     // `is_x86_feature_detected!("avx2")` said this processor
