@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # QNHMC's mass (M = I, M = C) and gamma (1, newest pair) on six targets, three
 # seeds each, L = 20, frozen memory: the measurement behind the command line's
-# defaults (README, "The qnmc command line"). Prints, per seed, the smallest
+# defaults (docs/CLI.md). Prints, per seed, the smallest
 # bulk ESS / smallest tail ESS / largest R-hat over the target's quantities
 # (4 chains x 1000 draws). About 6 minutes on 2 cores.
 #

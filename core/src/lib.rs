@@ -148,3 +148,9 @@ pub use target::{FullBatch, MinibatchPotential, Potential};
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
+
+/// The Rust examples of `docs/SAMPLERS.md` (QNHMC, building in place),
+/// compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/SAMPLERS.md")]
+struct SamplersDoctests;

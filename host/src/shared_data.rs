@@ -1,8 +1,8 @@
 //! Where the shared data folder is: `shared/data` beside the repository
 //! (`<repository>/../shared/data`), holding `logreg/` (Pima, Ripley),
-//! `posteriordb/` and `ess-golden/`. It is not part of the repository (the
-//! README's "Data" section says what is in it and where each file comes
-//! from); everything built in (German, Australian, Heart, the synthetic
+//! `posteriordb/` and `ess-golden/`. It is not part of the repository
+//! (docs/DATA.md, linked from the README, says what is in it and where each
+//! file comes from); everything built in (German, Australian, Heart, the synthetic
 //! targets) works without it.
 //!
 //! The folder is found from the repository, never from the current
@@ -44,10 +44,9 @@ pub const DATA_ENV: &str = "QNMC_SHARED_DATA";
 /// failure (any value but empty or `0`). CI (`.ci/run`) sets it.
 pub const REQUIRE_ENV: &str = "QNMC_REQUIRE_SHARED_DATA";
 
-/// How to get the folder, in one clause (the README's "Data" section has the
-/// details).
-pub const HOW_TO_GET: &str =
-    "get it: shared/data beside the repository, or QNMC_SHARED_DATA=DIR (README, \"Data\")";
+/// How to get the folder, in one clause (docs/DATA.md has the details).
+pub const HOW_TO_GET: &str = "get it: shared/data beside the repository, or QNMC_SHARED_DATA=DIR \
+     (docs/DATA.md, linked from the README)";
 
 /// Where to look (the inputs of [`locate_in`]).
 #[derive(Debug, Clone, Default)]
@@ -257,7 +256,7 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("beside the repository R"), "{err}");
-        assert!(err.contains(DATA_ENV) && err.contains("README"), "{err}");
+        assert!(err.contains(DATA_ENV) && err.contains("DATA.md"), "{err}");
         assert!(!err.contains('\n'), "one line: {err}");
         std::fs::remove_dir_all(root).unwrap();
     }

@@ -1,29 +1,32 @@
-//! Every command the README prints, classified, and the ones that run in
-//! seconds run here, through the built `qnmc` binary, with the numbers the
-//! README quotes from them compared with what they print. So the README
-//! cannot drift from the code again (issue 26: its demo table's QNHMC rows
-//! did, and its QNHMC example printed R̂ and ESS warnings).
+//! Every command the README and the pages its sections moved to print
+//! ([`PAGES`]: README.md, docs/CLI.md, docs/BENCHMARKS.md, …), classified,
+//! and the ones that run in seconds run here, through the built `qnmc`
+//! binary, with the numbers the pages quote from them compared with what
+//! they print. So the documentation cannot drift from the code again (issue
+//! 26: the README's demo table's QNHMC rows did, and its QNHMC example
+//! printed R̂ and ESS warnings).
 //!
-//! **Which commands.** Every command line of a ```` ```sh ```` block of
-//! README.md, and every inline `` `cargo run …` ``, must be in exactly one
-//! list below, keyed by the command exactly as the README prints it
-//! (whitespace folded):
+//! **Which commands.** Every command line of a ```` ```sh ```` block of a
+//! page of [`PAGES`], and every inline `` `cargo run …` ``, must be in
+//! exactly one list below, keyed by the command exactly as the page prints
+//! it (whitespace folded; one entry serves every page that prints it):
 //!
 //! - [`RUN`]: a test of this file runs it (`cargo run --release -p
 //!   qnmc-host --` becomes the `qnmc` binary) in a scratch folder, checks its
-//!   exit code, that it prints no `warning:` where the README shows a clean
-//!   run, and compares every number the README quotes from it;
+//!   exit code, that it prints no `warning:` where the page shows a clean
+//!   run, and compares every number the pages quote from it;
 //! - [`COVERED`]: another test runs it as printed (named in the list);
 //! - [`SKIPPED`]: it cannot run in a test, with the reason.
 //!
-//! A README command in no list fails [`every_readme_command_is_classified`]
-//! (so a new or edited command must be classified here), and so does a list
-//! entry the README no longer prints.
+//! A command in no list fails [`every_readme_command_is_classified`] (so a
+//! new or edited command must be classified here), naming the page and
+//! line, and so does a list entry that no page prints any more.
 //!
-//! **Tolerance: none on the numbers computed from the draws.** The README
-//! quotes them as the command prints them (the demo table cell for cell), or
+//! **Tolerance: none on the numbers computed from the draws.** The pages
+//! quote them as the command prints them (the demo table cell for cell), or
 //! rounded to fewer digits in prose; the test formats the command's output
-//! to the README's digits and requires the same text. This is exact because
+//! to the page's digits and requires the same text, on every page that
+//! makes the claim. This is exact because
 //! the output is a deterministic function of the seed: every sampler is
 //! seeded, chains run on their own threads but each is sequential, the
 //! statistics are summed in a fixed order, the core uses `libm` and never a
@@ -48,15 +51,29 @@ use qnmc_host::demo::{self, DemoSettings};
 use qnmc_host::run::{Progress, RunSettings, SamplerKind};
 use qnmc_host::targets::{LogisticRegressionModel, LogregDataset};
 
-/// The README's main job: the demo (sampler table, then NUTS on German credit).
+/// The pages whose commands and quoted numbers this file checks, relative to
+/// the workspace: the README and the pages of `docs/` its sections moved to.
+/// A command moved to another page must bring that page into this list.
+const PAGES: &[&str] = &[
+    "README.md",
+    "docs/CLI.md",
+    "docs/SAMPLERS.md",
+    "docs/BENCHMARKS.md",
+    "docs/REPRODUCTIONS.md",
+    "docs/DATA.md",
+    "docs/TESTING.md",
+];
+
+/// The README's main job: the demo (sampler table, then NUTS on German
+/// credit; docs/BENCHMARKS.md quotes its numbers).
 const DEMO: &str = "cargo run --release -p qnmc-host -- demo --output qnmc-demo --force";
-/// "The `qnmc` command line": the default sampler on Statlog heart.
+/// README and docs/CLI.md: the default sampler on Statlog heart.
 const HEART_NUTS: &str =
     "cargo run --release -p qnmc-host -- run --target logreg-heart --output heart-fit";
 /// … `check` against posteriordb's reference draws (needs the shared data).
 const CHECK_EIGHT_SCHOOLS: &str =
     "cargo run --release -p qnmc-host -- check --target eight-schools";
-/// … QNHMC on Statlog heart, with the trajectory length the README explains.
+/// … QNHMC on Statlog heart, with the trajectory length docs/CLI.md explains.
 const HEART_QNHMC: &str = "cargo run --release -p qnmc-host -- run --sampler qnhmc --leapfrog-steps 20 --target logreg-heart --output heart-fit-qnhmc";
 /// Inline: "`… -- list` names every target and sampler".
 const LIST: &str = "cargo run --release -p qnmc-host -- list";
@@ -125,27 +142,54 @@ const SKIPPED: &[(&str, &str)] = &[
 ];
 
 // ---------------------------------------------------------------------------
-// Reading the README
+// Reading the pages
 
-fn readme() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-        .expect("README.md beside the workspace")
+/// A page of [`PAGES`]: its path relative to the workspace, and its text.
+struct Page {
+    name: &'static str,
+    text: String,
 }
 
-/// The README with every run of whitespace (line breaks included) folded to
-/// one space, so that prose can be searched across line breaks.
+/// Every page of [`PAGES`], read.
+fn pages() -> Vec<Page> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    PAGES
+        .iter()
+        .map(|name| Page {
+            name,
+            text: std::fs::read_to_string(root.join(name))
+                .unwrap_or_else(|e| panic!("{name} (listed in PAGES): {e}")),
+        })
+        .collect()
+}
+
+/// Text with every run of whitespace (line breaks included) folded to one
+/// space, so that prose can be searched across line breaks.
 fn folded(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Every command the README prints: (line number, command with whitespace
+/// Every command of every page: (page, line number, command with
+/// whitespace folded).
+fn all_commands(pages: &[Page]) -> Vec<(&'static str, usize, String)> {
+    pages
+        .iter()
+        .flat_map(|page| {
+            page_commands(page.name, &page.text)
+                .into_iter()
+                .map(|(line, command)| (page.name, line, command))
+        })
+        .collect()
+}
+
+/// Every command one page prints: (line number, command with whitespace
 /// folded). Shell blocks: one command per line, `\` continuations joined,
 /// `# comments` dropped, a heredoc's body skipped (its `cat > F <<'EOF'` line
 /// is the command). Prose: every inline code span starting with `cargo run`.
-fn readme_commands(readme: &str) -> Vec<(usize, String)> {
+fn page_commands(name: &str, text: &str) -> Vec<(usize, String)> {
     let mut commands = Vec::new();
     let mut prose = String::new();
-    let mut lines = readme.lines().enumerate();
+    let mut lines = text.lines().enumerate();
     while let Some((i, line)) = lines.next() {
         let fence = line.trim_start();
         if !fence.starts_with("```") {
@@ -156,9 +200,19 @@ fn readme_commands(readme: &str) -> Vec<(usize, String)> {
         let shell = matches!(fence, "```sh" | "```bash" | "```shell" | "```console");
         let mut pending: Option<(usize, String)> = None;
         let mut heredoc_end: Option<String> = None;
+        let mut closed = false;
         for (j, line) in lines.by_ref() {
             let text = line.trim();
             if text.starts_with("```") {
+                // A fence with a language opens a block: the one of line
+                // i + 1 was left open, and the rest would be misread.
+                assert!(
+                    text.trim_end_matches('`').is_empty(),
+                    "{name}:{}: the block opened at line {} is not closed before this fence",
+                    j + 1,
+                    i + 1
+                );
+                closed = true;
                 break;
             }
             if !shell {
@@ -198,9 +252,10 @@ fn readme_commands(readme: &str) -> Vec<(usize, String)> {
             }
             commands.push((start, command));
         }
+        assert!(closed, "{name}:{}: a block never closed", i + 1);
         assert!(
             pending.is_none(),
-            "README.md:{}: a `\\` at a block's end",
+            "{name}:{}: a `\\` at a block's end",
             i + 1
         );
         prose.push('\n');
@@ -209,9 +264,7 @@ fn readme_commands(readme: &str) -> Vec<(usize, String)> {
     for span in prose.split('`').skip(1).step_by(2) {
         let span = folded(span);
         if span.starts_with("cargo run ") {
-            let line = readme
-                .find(&span)
-                .map_or(0, |k| readme[..k].lines().count());
+            let line = text.find(&span).map_or(0, |k| text[..k].lines().count());
             commands.push((line, span));
         }
     }
@@ -228,40 +281,50 @@ fn qnmc_args(command: &str) -> Vec<&str> {
     args.split_whitespace().collect()
 }
 
-/// Panics unless the README prints `command` (in a shell block or inline).
-fn assert_in_readme(command: &str) {
-    let commands = readme_commands(&readme());
-    let folded_text = folded(&readme());
+/// Panics unless a page of [`PAGES`] prints `command` (in a shell block or
+/// inline).
+fn assert_printed(command: &str) {
+    let pages = pages();
+    let printed = all_commands(&pages).iter().any(|(_, _, c)| c == command)
+        || pages
+            .iter()
+            .any(|p| folded(&p.text).contains(&format!("`{command}`")));
     assert!(
-        commands.iter().any(|(_, c)| c == command) || folded_text.contains(&format!("`{command}`")),
-        "README.md no longer prints `{command}`: update host/tests/readme_commands.rs"
+        printed,
+        "no page of {PAGES:?} prints `{command}` any more: update host/tests/readme_commands.rs"
     );
 }
 
-/// The README says `anchor` followed by `expected` (whitespace folded). On
-/// failure, shows what the README says after `anchor` instead.
-fn assert_readme_says(readme: &str, anchor: &str, expected: &str) {
-    let text = folded(readme);
+/// Every page of `pages` that says `anchor` says it followed by `expected`
+/// (whitespace folded), and at least one does. On failure, names the page and
+/// shows what it says after `anchor` instead.
+fn assert_pages_say(pages: &[Page], anchor: &str, expected: &str) {
     let claim = format!("{anchor}{expected}");
-    if text.contains(&claim) {
-        return;
-    }
-    match text.find(anchor) {
-        Some(k) => {
-            let says: String = text[k + anchor.len()..]
-                .chars()
-                .take(expected.chars().count() + 12)
-                .collect();
-            panic!(
-                "README.md drifted: after «{anchor}» it says «{says}…», \
-                 the command's output gives «{expected}»"
-            )
+    let mut found = false;
+    for page in pages {
+        let text = folded(&page.text);
+        let Some(k) = text.find(anchor) else {
+            continue;
+        };
+        found = true;
+        if text.contains(&claim) {
+            continue;
         }
-        None => panic!(
-            "README.md no longer says «{anchor}»: update host/tests/readme_commands.rs \
-             (expected «{claim}»)"
-        ),
+        let says: String = text[k + anchor.len()..]
+            .chars()
+            .take(expected.chars().count() + 12)
+            .collect();
+        panic!(
+            "{} drifted: after «{anchor}» it says «{says}…», \
+             the command's output gives «{expected}»",
+            page.name
+        )
     }
+    assert!(
+        found,
+        "no page of {PAGES:?} says «{anchor}» any more: update host/tests/readme_commands.rs \
+         (expected «{claim}»)"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -307,7 +370,7 @@ impl Output {
     }
 }
 
-/// Runs a README command (already checked to be in the README) in `dir`.
+/// Runs a command (already checked to be on a page) in `dir`.
 fn run_in(dir: &Path, command: &str) -> Output {
     let (code, stdout, stderr) = common::qnmc(&qnmc_args(command), dir);
     Output {
@@ -320,7 +383,7 @@ fn run_in(dir: &Path, command: &str) -> Output {
 /// Runs `command` as printed and requires exit code 0 and, with `--output
 /// DIR`, a complete output folder.
 fn run_ok(group: &str, command: &str) -> Output {
-    assert_in_readme(command);
+    assert_printed(command);
     let dir = common::scratch("readme", group);
     let out = run_in(&dir, command);
     assert_eq!(out.code, 0, "`{command}` failed:\n{}", out.both());
@@ -354,11 +417,17 @@ fn hundreds(x: u64) -> String {
 
 #[test]
 fn every_readme_command_is_classified() {
-    let commands = readme_commands(&readme());
-    assert!(
-        commands.len() > 10,
-        "the parser finds the README's commands"
-    );
+    let pages = pages();
+    let commands = all_commands(&pages);
+    assert!(commands.len() > 10, "the parser finds the pages' commands");
+    // Every page of `docs/` checked here is reachable from the README.
+    let readme = &pages.iter().find(|p| p.name == "README.md").unwrap().text;
+    for page in PAGES.iter().filter(|p| **p != "README.md") {
+        assert!(
+            readme.contains(&format!("]({page})")),
+            "README.md does not link {page}, whose commands this file checks"
+        );
+    }
     let listed = |c: &str| {
         RUN.iter().filter(|r| **r == c).count()
             + COVERED.iter().filter(|(r, _)| *r == c).count()
@@ -366,12 +435,12 @@ fn every_readme_command_is_classified() {
     };
     let unclassified: Vec<String> = commands
         .iter()
-        .filter(|(_, c)| listed(c) != 1)
-        .map(|(line, c)| format!("README.md:{line}: {c}"))
+        .filter(|(_, _, c)| listed(c) != 1)
+        .map(|(page, line, c)| format!("{page}:{line}: {c}"))
         .collect();
     assert!(
         unclassified.is_empty(),
-        "README commands in no list (or in several) of host/tests/readme_commands.rs; \
+        "commands in no list (or in several) of host/tests/readme_commands.rs; \
          run each in a test (RUN) or list it in COVERED or SKIPPED with the reason:\n{}",
         unclassified.join("\n")
     );
@@ -381,11 +450,11 @@ fn every_readme_command_is_classified() {
         .chain(COVERED.iter().map(|(c, _)| *c))
         .chain(SKIPPED.iter().map(|(c, _)| *c));
     let stale: Vec<&str> = all
-        .filter(|c| !commands.iter().any(|(_, r)| r == c))
+        .filter(|c| !commands.iter().any(|(_, _, r)| r == c))
         .collect();
     assert!(
         stale.is_empty(),
-        "listed in host/tests/readme_commands.rs but no longer in README.md:\n{}",
+        "listed in host/tests/readme_commands.rs but printed by none of {PAGES:?}:\n{}",
         stale.join("\n")
     );
     for (_, why) in SKIPPED.iter().chain(COVERED) {
@@ -396,15 +465,15 @@ fn every_readme_command_is_classified() {
 }
 
 /// The demo's table, cell for cell (wall time apart), and the numbers "What
-/// the demo shows" quotes from its NUTS run on German credit. On the README of
-/// issue 26 this failed on the QNHMC rows (acceptance 0.88, min ESS 6734
-/// where the demo printed 0.80 and 6036).
+/// the demo shows" (docs/BENCHMARKS.md) quotes from its NUTS run on German
+/// credit. On the README of issue 26 this failed on the QNHMC rows
+/// (acceptance 0.88, min ESS 6734 where the demo printed 0.80 and 6036).
 #[test]
 fn the_demo_prints_the_readme_numbers() {
     let out = run_ok("demo", DEMO);
-    let readme = readme();
+    let pages = pages();
 
-    // The table: the README's copy starts at the demo's header line.
+    // The table: each page's copy starts at the demo's header line.
     let printed: Vec<&str> = out
         .stdout
         .lines()
@@ -412,14 +481,22 @@ fn the_demo_prints_the_readme_numbers() {
         .take_while(|l| l.starts_with('|'))
         .collect();
     assert_eq!(printed.len(), 2 + 4, "{}", out.stdout);
-    let ours: Vec<&str> = readme
-        .lines()
-        .skip_while(|l| *l != printed[0])
-        .take_while(|l| l.starts_with('|'))
+    let copies: Vec<(&str, Vec<&str>)> = pages
+        .iter()
+        .map(|page| {
+            let rows = page
+                .text
+                .lines()
+                .skip_while(|l| *l != printed[0])
+                .take_while(|l| l.starts_with('|'))
+                .collect::<Vec<_>>();
+            (page.name, rows)
+        })
+        .filter(|(_, rows)| !rows.is_empty())
         .collect();
     assert!(
-        !ours.is_empty(),
-        "README.md has no table headed «{}»",
+        !copies.is_empty(),
+        "no page of {PAGES:?} has a table headed «{}»",
         printed[0]
     );
     let cells = |row: &str| -> Vec<String> {
@@ -430,39 +507,41 @@ fn the_demo_prints_the_readme_numbers() {
     };
     let header = cells(printed[0]);
     let wall_time = header.iter().position(|h| h == "s").expect("an `s` column");
-    assert_eq!(
-        ours.len(),
-        printed.len(),
-        "README table:\n{}",
-        ours.join("\n")
-    );
-    let mut drift = Vec::new();
-    for (r, p) in ours.iter().zip(&printed).skip(2) {
-        let (r, p) = (cells(r), cells(p));
-        assert_eq!(r.len(), p.len(), "{r:?}");
-        for (k, (a, b)) in r.iter().zip(&p).enumerate() {
-            if k != wall_time && a != b {
-                drift.push(format!(
-                    "{}: {} is {a} in README.md, {b} printed",
-                    p[0], header[k]
-                ));
+    for (page, ours) in &copies {
+        assert_eq!(
+            ours.len(),
+            printed.len(),
+            "the table of {page}:\n{}",
+            ours.join("\n")
+        );
+        let mut drift = Vec::new();
+        for (r, p) in ours.iter().zip(&printed).skip(2) {
+            let (r, p) = (cells(r), cells(p));
+            assert_eq!(r.len(), p.len(), "{page}: {r:?}");
+            for (k, (a, b)) in r.iter().zip(&p).enumerate() {
+                if k != wall_time && a != b {
+                    drift.push(format!(
+                        "{}: {} is {a} in {page}, {b} printed",
+                        p[0], header[k]
+                    ));
+                }
             }
         }
+        assert!(
+            drift.is_empty(),
+            "the demo table of {page} drifted from `{DEMO}`:\n{}\nthe demo printed:\n{}",
+            drift.join("\n"),
+            printed.join("\n")
+        );
     }
-    assert!(
-        drift.is_empty(),
-        "the README's demo table drifted from `{DEMO}`:\n{}\nthe demo printed:\n{}",
-        drift.join("\n"),
-        printed.join("\n")
-    );
     // Its settings line: "… 4 chains x (1000 warm-up + 5000 kept draws), seed 2016".
     let settings = DemoSettings::default();
     assert!(out.stdout.contains(&format!(
         "{} chains x ({} warm-up + {} kept draws), seed {}",
         settings.chains, settings.warmup, settings.draws, settings.seed
     )));
-    assert_readme_says(
-        &readme,
+    assert_pages_say(
+        &pages,
         "first compares the samplers (",
         &format!(
             "seed {}, {} chains × {} warm-up + {} kept draws;",
@@ -471,8 +550,8 @@ fn the_demo_prints_the_readme_numbers() {
     );
     // The paper's M = I against M = C, gradients per effective draw (column 7).
     let grads_per_ess = |row: usize| -> f64 { cells(printed[row])[6].parse().unwrap() };
-    assert_readme_says(
-        &readme,
+    assert_pages_say(
+        &pages,
         "The paper's M = I costs ~",
         &format!(
             "{:.0}× the gradients per effective draw of M = C",
@@ -526,8 +605,8 @@ fn the_demo_prints_the_readme_numbers() {
     let ess_per_gradient = out.number_after(SLOWEST, "ESS per second, ");
     let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
     let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);
-    assert_readme_says(
-        &readme,
+    assert_pages_say(
+        &pages,
         "lp__ (acceptance ",
         &format!(
             "{:.2}–{:.2} per chain, {}, R̂ ≤ {max_rhat:.3}, slowest coefficient bulk ESS \
@@ -544,21 +623,21 @@ fn the_demo_prints_the_readme_numbers() {
             hundreds(*gradients.iter().max().unwrap()),
         ),
     );
-    assert_readme_says(
-        &readme,
+    assert_pages_say(
+        &pages,
         "The slowest coefficient gets ",
         &format!("{} ESS per gradient", rounded(ess_per_gradient, 2)),
     );
     assert!(out.warnings().is_empty(), "{}", out.both());
 }
 
-/// The demo's prose compares German credit's NUTS with QNHMC and HMC, by the
-/// commands it names inline.
+/// The demo's prose (docs/BENCHMARKS.md) compares German credit's NUTS with
+/// QNHMC and HMC, by the commands it names inline.
 #[test]
 fn the_readme_german_credit_comparison_holds() {
-    let readme = readme();
+    let pages = pages();
     let qnhmc = "qnmc run --sampler qnhmc --target logreg-german --warmup 500 --draws 500 --leapfrog-steps 20";
-    assert_in_readme(qnhmc);
+    assert_printed(qnhmc);
     let hmc = qnhmc.replace("qnhmc", "hmc");
     let dir = common::scratch("readme", "german");
     for (command, anchor, after) in [
@@ -579,12 +658,12 @@ fn the_readme_german_credit_comparison_holds() {
         assert!(
             out.warnings().iter().any(|w| w.contains("R-hat"))
                 && out.warnings().iter().any(|w| w.contains("bulk ESS")),
-            "the README says both warn about R̂ and bulk ESS:\n{}",
+            "docs/BENCHMARKS.md says both warn about R̂ and bulk ESS:\n{}",
             out.both()
         );
         let ess_per_gradient = out.number_after(SLOWEST, "ESS per second, ");
-        assert_readme_says(
-            &readme,
+        assert_pages_say(
+            &pages,
             anchor,
             &format!("{}{after}", rounded(ess_per_gradient, 4)),
         );
@@ -598,11 +677,11 @@ fn the_readme_heart_example_runs_clean() {
     assert!(out.warnings().is_empty(), "{}", out.both());
 }
 
-/// The README's QNHMC example runs without a warning; the README explains why
-/// it sets `--leapfrog-steps 20` with what the default 10 gives.
+/// The QNHMC example (docs/CLI.md) runs without a warning; docs/CLI.md
+/// explains why it sets `--leapfrog-steps 20` with what the default 10 gives.
 #[test]
 fn the_readme_qnhmc_example_runs_clean() {
-    let readme = readme();
+    let pages = pages();
     let out = run_ok("heart-qnhmc", HEART_QNHMC);
     assert!(out.warnings().is_empty(), "{}", out.both());
     let dir = common::scratch("readme", "heart-qnhmc-l10");
@@ -612,11 +691,11 @@ fn the_readme_qnhmc_example_runs_clean() {
     assert!(
         short.warnings().iter().any(|w| w.contains("R-hat"))
             && short.warnings().iter().any(|w| w.contains("bulk ESS")),
-        "the README says 10 leapfrog steps warn about R̂ and ESS:\n{}",
+        "docs/CLI.md says 10 leapfrog steps warn about R̂ and ESS:\n{}",
         short.both()
     );
-    assert_readme_says(
-        &readme,
+    assert_pages_say(
+        &pages,
         "the same command's slowest coefficient gets bulk ESS ",
         &format!(
             "{} of 4000 draws ({} per gradient) and max R̂ {}, and `run` warns about both; \
@@ -642,7 +721,7 @@ fn the_readme_check_example_passes() {
 #[test]
 fn the_readme_list_and_help_commands_run() {
     let list = run_ok("list", LIST);
-    // "names every target and sampler": those the README runs at least.
+    // "names every target and sampler": those the pages run at least.
     for name in [
         "logreg-heart",
         "logreg-german",

@@ -1,23 +1,33 @@
-//! The README's "your own CSV" walk-through, run exactly as printed: the CSV
-//! written by its heredoc and the `qnmc` command after `--`, in a fresh folder.
-//! If the README drifts from the CLI, this fails.
+//! The "your own CSV" walk-through of docs/CLI.md (linked from the README),
+//! run exactly as printed: the CSV written by its heredoc and the `qnmc`
+//! command after `--`, in a fresh folder. If the page drifts from the CLI,
+//! this fails.
 
 use std::path::PathBuf;
 use std::process::Command;
 
+/// The page that holds the walk-through, relative to the workspace.
+const PAGE: &str = "docs/CLI.md";
+
 /// The shell block that follows the `<!-- readme-user-csv -->` marker.
 fn readme_block() -> String {
-    let readme =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-            .expect("README.md beside the workspace");
-    let after = readme
-        .split("<!-- readme-user-csv -->")
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(PAGE);
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{PAGE} in the workspace: {e}"));
+    let mut parts = text.split("<!-- readme-user-csv -->");
+    let after = parts
         .nth(1)
-        .expect("README has the <!-- readme-user-csv --> marker");
+        .unwrap_or_else(|| panic!("{PAGE} has no <!-- readme-user-csv --> marker"));
+    assert!(
+        parts.next().is_none(),
+        "{PAGE} has more than one <!-- readme-user-csv --> marker"
+    );
     let body = after
         .split("```sh\n")
         .nth(1)
-        .expect("a ```sh block after the marker");
+        .unwrap_or_else(|| panic!("{PAGE}: no ```sh block after the marker"));
     body.split("\n```").next().unwrap().to_string()
 }
 
@@ -63,14 +73,14 @@ fn the_readme_user_csv_example_runs_as_printed() {
         let text = String::from_utf8_lossy(&out.stdout).to_string()
             + &String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "qnmc {args:?} failed:\n{text}");
-        // The label rule and the coefficient names are printed, as the README says.
+        // The label rule and the coefficient names are printed, as the page says.
         assert!(text.contains("\"no\" → 0, \"yes\" → 1"), "{text}");
         assert!(
             text.contains("coefficients: (intercept), age, dose"),
             "{text}"
         );
     }
-    // The README promises CmdStan CSVs, summary.json, model.json, the
+    // The page promises CmdStan CSVs, summary.json, model.json, the
     // coefficient table and plots (named after the columns) in the output folder.
     let output = dir.join("trial-fit");
     for file in [

@@ -75,7 +75,7 @@ fn a_missing_folder_skips_with_one_line_or_fails_when_required() {
         "{text}"
     );
     assert!(skips[0].contains("/nonexistent/qnmc-shared-data"), "{text}");
-    assert!(skips[0].contains("README"), "{text}");
+    assert!(skips[0].contains("DATA.md"), "{text}");
     let (passed, text) = run_probe(true);
     assert!(
         !passed,

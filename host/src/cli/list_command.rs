@@ -21,7 +21,7 @@ pub fn listing() -> String {
     }
     out.push_str(
         "  or --model LIB.so [--data FILE.json]: a Stan model compiled with BridgeStan's C API\n  \
-         (BridgeStan, or stan/build-model.py offline; see the README)\n",
+         (BridgeStan, or stan/build-model.py offline; see docs/CLI.md)\n",
     );
     out.push_str("\nsamplers (--sampler):\n");
     for kind in SamplerKind::ALL {
