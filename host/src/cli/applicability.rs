@@ -5,7 +5,7 @@
 //! argument ids, the field names of [`super::args`]); an option without a
 //! rule here applies everywhere.
 
-use crate::run::{MetricKind, SamplerKind};
+use crate::run::{MetricKind, REGISTRY, SAMPLER_SPECIFIC_OPTIONS, SamplerEntry, SamplerKind};
 
 use super::args::SamplerArgs;
 
@@ -76,6 +76,40 @@ pub fn model_option_error(given: &[String]) -> Option<String> {
         })
 }
 
+/// The names of the registry's samplers whose row passes `keep`, joined
+/// by commas.
+fn names_where(keep: impl Fn(&SamplerEntry) -> bool) -> String {
+    let names: Vec<&str> = REGISTRY
+        .iter()
+        .filter(|row| keep(row))
+        .map(|row| row.name)
+        .collect();
+    names.join(", ")
+}
+
+/// Which samplers read the sampler-specific option `id`, as the end of an
+/// error message: "is for --sampler qnhmc", or "is for hmc, qnhmc and
+/// l2mc", from the registry, with a note where one sampler takes it only
+/// sometimes or chooses it itself.
+fn takers(id: &str) -> String {
+    let names: Vec<&str> = REGISTRY
+        .iter()
+        .filter(|row| row.options.contains(&id))
+        .map(|row| row.name)
+        .collect();
+    let list = match names.as_slice() {
+        [one] => format!("--sampler {one}"),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        [] => "no sampler".to_string(),
+    };
+    let note = match id {
+        "memory" => " (nuts with --metric lbfgs only)",
+        "leapfrog_steps" => " (nuts chooses its own trajectory length)",
+        _ => "",
+    };
+    format!("is for {list}{note}")
+}
+
 /// The first given sampler option that `sampler` does not use on a target
 /// with `data_size` data points (`None`: no data to minibatch), with why.
 pub fn sampler_option_error(
@@ -89,26 +123,14 @@ pub fn sampler_option_error(
         sampler == S::Nuts && args.metric.unwrap_or(MetricKind::Lbfgs) == MetricKind::Lbfgs;
     for id in given {
         let (applies, why): (bool, String) = match id.as_str() {
-            "leapfrog_steps" => (
-                matches!(sampler, S::Hmc | S::Qnhmc | S::HmcBfgs | S::Amagold | S::L2mc),
-                "is for hmc, qnhmc, hmc-bfgs, amagold and l2mc (nuts chooses its own trajectory length)".into(),
-            ),
-            "memory" => (
-                matches!(sampler, S::Qnhmc | S::Hamcmc) || nuts_lbfgs,
-                "is for qnhmc, hamcmc and nuts --metric lbfgs".into(),
-            ),
-            "mass" | "freeze_after" | "adaptive_memory" => {
-                (sampler == S::Qnhmc, "is for --sampler qnhmc".into())
+            "memory" if sampler == S::Nuts => (nuts_lbfgs, takers("memory")),
+            id if SAMPLER_SPECIFIC_OPTIONS.contains(&id) => {
+                (sampler.takes_option(id), takers(id))
             }
-            "step_decay" => (sampler == S::Hamcmc, "is for --sampler hamcmc".into()),
-            "gamma" => (
-                matches!(sampler, S::Qnhmc | S::Hamcmc),
-                "is for qnhmc and hamcmc".into(),
-            ),
             "batch_size" => match data_size {
                 _ if !sampler.uses_minibatches() => (
                     false,
-                    "is for the minibatch samplers (hamcmc, amagold, sgld, psgld, sgrld, sghmc, sgnht, sgrhmc)".into(),
+                    format!("is for the minibatch samplers ({})", names_where(|row| row.minibatches)),
                 ),
                 None => (
                     false,
@@ -116,15 +138,13 @@ pub fn sampler_option_error(
                 ),
                 Some(_) => (true, String::new()),
             },
-            "friction" => (
-                matches!(sampler, S::Sghmc | S::Sgnht | S::Amagold | S::L2mc),
-                "is for sghmc, sgnht, amagold and l2mc".into(),
-            ),
-            "sghmc_update" => (sampler == S::Sghmc, "is for --sampler sghmc".into()),
             "target_acceptance" => match args.step_size {
                 _ if !sampler.adapts_step_size() => (
                     false,
-                    "is for the samplers whose step size is adapted (nuts, hmc, qnhmc, hmc-bfgs, mh-bfgs, amagold, l2mc)".into(),
+                    format!(
+                        "is for the samplers whose step size is adapted ({})",
+                        names_where(|row| row.exact)
+                    ),
                 ),
                 Some(_) => (
                     false,
@@ -132,9 +152,6 @@ pub fn sampler_option_error(
                 ),
                 None => (true, String::new()),
             },
-            "metric" | "max_tree_depth" | "early_end" => {
-                (sampler == S::Nuts, "is for --sampler nuts".into())
-            }
             _ => (true, String::new()),
         };
         if !applies {

@@ -71,7 +71,9 @@ pub use dispatch::{
 pub use pilot::{PilotLengths, SgDefaults, apply_pilot};
 pub use progress::Progress;
 pub use reference::{ReferenceSettings, reference_posterior};
-pub use sampler_kind::{SamplerKind, UnknownSampler};
+pub use sampler_kind::{
+    DefaultStepSize, REGISTRY, SAMPLER_SPECIFIC_OPTIONS, SamplerEntry, SamplerKind, UnknownSampler,
+};
 pub use samplers::{ENSEMBLE_MEMORY, ENSEMBLE_WALKERS};
 pub use settings::{
     DEFAULT_NUTS_EARLY_END, DEFAULT_NUTS_METRIC, DIVERGENCE_TARGET_ACCEPTANCE, HAMCMC_MEMORY_SIZES,

@@ -420,18 +420,13 @@ impl RunSettings {
 
     /// Friction for `sampler`, default applied.
     pub fn friction_for(&self, sampler: SamplerKind) -> f64 {
-        self.friction.unwrap_or(match sampler {
-            SamplerKind::Amagold | SamplerKind::L2mc => 0.1,
-            _ => 1.0,
-        })
+        self.friction.unwrap_or(sampler.entry().friction)
     }
 
     /// Target acceptance δ for `sampler`, default applied.
     pub fn target_acceptance_for(&self, sampler: SamplerKind) -> f64 {
-        self.target_acceptance.unwrap_or(match sampler {
-            SamplerKind::MhBfgs => 0.3,
-            _ => 0.8,
-        })
+        self.target_acceptance
+            .unwrap_or(sampler.entry().target_acceptance)
     }
 
     /// Minibatch size for a target with `data_size` points, default applied.
@@ -462,19 +457,7 @@ impl RunSettings {
 /// (SGHMC, SGNHT, SGRHMC) ε = 0.1/√n. These are starting points: the
 /// SG samplers are biased by O(ε), so check a smaller ε gives the same answer.
 pub fn default_step_size(sampler: SamplerKind, data_size: Option<usize>) -> f64 {
-    let n = data_size.unwrap_or(1).max(1) as f64;
-    match sampler {
-        SamplerKind::Nuts
-        | SamplerKind::Hmc
-        | SamplerKind::Qnhmc
-        | SamplerKind::HmcBfgs
-        | SamplerKind::Amagold
-        | SamplerKind::L2mc => 1.0,
-        SamplerKind::MhBfgs => 0.5,
-        SamplerKind::Hamcmc | SamplerKind::Sgld | SamplerKind::Sgrld => 0.1 / n,
-        SamplerKind::Psgld => 0.01 / n.sqrt(),
-        SamplerKind::Sghmc | SamplerKind::Sgnht | SamplerKind::Sgrhmc => 0.1 / n.sqrt(),
-    }
+    sampler.entry().step_size.for_data_size(data_size)
 }
 
 /// Seed of chain `k` (0-based) of a run seeded with `seed`: a SplitMix64
