@@ -124,13 +124,6 @@ pub mod samplers;
 mod stats;
 mod target;
 
-/// The kernels' former paths, kept while the tests move to [`kernels`].
-#[doc(hidden)]
-pub use kernels as linalg;
-/// The kernels' former paths, kept while the tests move to [`kernels`].
-#[doc(hidden)]
-pub use kernels as vector_extensions;
-
 pub use adaptation::{DualAveraging, DualAveragingSettings, Warmup};
 pub use error::Error;
 pub use real::Real;

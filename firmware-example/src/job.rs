@@ -1,6 +1,6 @@
 //! The jobs the firmware runs, shared verbatim by the host build of the firmware,
 //! the WebAssembly module (`qnmc-wasm-example`) and the host tests
-//! (`tests/tests/embedded_*.rs` include this file with `#[path]`).
+//! (`tests/tests/{posteriors,reference_chains}/embedded.rs` include this file with `#[path]`).
 //!
 //! Everything here is `no_std`, allocation-free and generic over [`Real`], so the
 //! very same code runs on a Cortex-M4F (f32 in hardware, f64 in software), a
@@ -13,7 +13,7 @@
 //!    diagonal or L-BFGS metric) run on the full data, HAMCMC on minibatches of
 //!    [`BATCH`] readings. The posterior means and standard deviations are checked
 //!    against [`POSTERIOR_MEAN`]/[`POSTERIOR_SD`], computed on the host by
-//!    deterministic 3-D quadrature (`tests/tests/embedded_posterior.rs`
+//!    deterministic 3-D quadrature (`tests/tests/posteriors/embedded.rs`
 //!    recomputes them and asserts the baked numbers are still right).
 //! 2. **Bit identity** ([`bit_identity`]): 200 draws of QNHMC (adaptive memory,
 //!    which amplifies any round-off difference), of HAMCMC and of NUTS with both
@@ -127,7 +127,7 @@ pub const NUTS_INITIAL_STEP_SIZE: f64 = 0.5;
 
 /// Tolerance of the mean check, in posterior standard deviations. QNHMC
 /// (exact after warm-up): 2000 draws with an ESS of several hundred give an MCSE
-/// of about 0.05 sd (measured over 16 seeds in `tests/tests/embedded_posterior.rs`),
+/// of about 0.05 sd (measured over 16 seeds in `tests/tests/posteriors/embedded.rs`),
 /// so 0.3 sd is ≥ 5 MCSE.
 pub const QNHMC_MEAN_TOLERANCE: f64 = 0.3;
 /// Tolerance of the sd check (relative) for QNHMC.
@@ -141,7 +141,7 @@ pub const HAMCMC_MEAN_TOLERANCE: f64 = 0.5;
 pub const HAMCMC_SD_TOLERANCE: f64 = 0.25;
 /// NUTS (exact after warm-up): 1000 kept draws; over 12 seeds × f32/f64 ×
 /// both metrics the largest MCSE of a mean is 0.053 sd (ESS ≥ 350), so 0.3 sd
-/// is ≥ 5 MCSE (`tests/tests/embedded_posterior.rs` measures it and asserts
+/// is ≥ 5 MCSE (`tests/tests/posteriors/embedded.rs` measures it and asserts
 /// the margin and every |z| < 4.5).
 pub const NUTS_MEAN_TOLERANCE: f64 = 0.3;
 /// Tolerance of the sd check (relative) for NUTS: the largest MCSE of an sd

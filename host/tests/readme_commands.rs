@@ -744,7 +744,7 @@ fn the_readme_list_and_help_commands_run() {
 /// samples in-process, the others run the binary.)
 #[test]
 fn the_readme_numbers_do_not_depend_on_the_avx2_kernels() {
-    use qnmc::vector_extensions::{RUNTIME_DISPATCH, kernels_in_use, set_avx2_allowed};
+    use qnmc::kernels::{RUNTIME_DISPATCH, kernels_in_use, set_avx2_allowed};
     let demo_settings = DemoSettings {
         draws: 1000,
         ..DemoSettings::default()

@@ -3,7 +3,7 @@
 // Loads the qnmc WebAssembly module (built by
 // `cargo build -p qnmc-wasm-example --target wasm32-unknown-unknown --release`)
 // and checks every export against the host's numbers in expected.json, which
-// `cargo test -p qnmc-tests --test embedded_bit_identity` verifies (and
+// `cargo test -p qnmc-tests --test reference_chains embedded::` verifies (and
 // rewrites with QNMC_BLESS=1). The comparisons are exact: the same seed must give
 // the same bits in WebAssembly as on x86-64.
 //

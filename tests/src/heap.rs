@@ -56,7 +56,8 @@ unsafe impl GlobalAlloc for CountingAllocator {
 ///
 /// The count is meaningful only in a binary that installs [`CountingAllocator`]
 /// as its `#[global_allocator]`; otherwise it is always 0, which is why every
-/// such test file keeps a positive control showing the counter counts.
+/// `no_heap` module of the `conformance` binary keeps a positive control
+/// showing the counter counts.
 pub fn count_heap<R>(f: impl FnOnce() -> R) -> (usize, R) {
     EVENTS.with(|c| c.set(0));
     MEASURING.with(|m| m.set(true));

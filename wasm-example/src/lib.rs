@@ -5,7 +5,7 @@
 //! Build: `cargo build -p qnmc-wasm-example --target wasm32-unknown-unknown --release`;
 //! `tests/node/wasm.test.mjs` loads the .wasm with `node --test` and checks every
 //! export against the host's numbers in `tests/node/expected.json` (written by
-//! `tests/tests/embedded_bit_identity.rs`), bit for bit.
+//! `tests/tests/reference_chains/embedded.rs`), bit for bit.
 //!
 //! u64 arguments and results are `BigInt`s on the JavaScript side.
 //! On the host the crate builds as an ordinary (std) library so that

@@ -112,7 +112,7 @@ impl<T: Real> QnhmcSettings<T> {
 ///   like posteriordb's sblrc-blr (sds 0.001 and 0.07) the memory frozen after
 ///   warm-up kept a variance 2.5·10⁶ times the posterior's with γ = 1 and was
 ///   within a condition number of 170 of the posterior covariance with the
-///   newest pair's γ (`tests/tests/qnhmc_memory_scaling.rs`); the `qnmc`
+///   newest pair's γ (`tests/tests/operators/qnhmc_memory_scaling.rs`); the `qnmc`
 ///   command line uses M = C and the newest pair's γ by default.
 /// - As in any HMC with fixed ε and L, a learned direction whose leapfrog
 ///   rotation per step divides π evenly can flip sign every draw and stop mixing

@@ -4,11 +4,11 @@
 //! For a scalar series f(θ) over several chains: estimate = pooled mean,
 //! MCSE = sd(f)/√ESS, with Stan's bulk ESS for means of coordinates and the
 //! basic split-chain ESS for means of squared deviations (the χ²-like f whose
-//! mean is a variance; see `tests/known_posteriors.rs` for the reasoning).
+//! mean is a variance; see `tests/posteriors/hmc.rs` for the reasoning).
 //! z = (estimate − truth)/MCSE, or for two independent runs
 //! (a − b)/√(MCSE_a² + MCSE_b²), is ≈ N(0, 1) for a correct sampler; because
 //! the ESS is itself estimated, its spread is taken as up to 1.15 (the value
-//! measured on replicate runs in `known_posteriors.rs`).
+//! measured on replicate runs in `tests/posteriors/hmc.rs`).
 
 use qnmc_host::diagnostics::{ess_basic_split, ess_bulk, mean, normal_quantile, variance};
 

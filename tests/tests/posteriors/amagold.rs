@@ -280,7 +280,7 @@ fn double_well_amagold_unbiased_where_sghmc_is_not() {
 }
 
 /// Full batch, β = 0, resampling: AMAGOLD is HMC with the position-Verlet
-/// leapfrog (`amagold_reference.rs` checks that draw by draw). The core
+/// leapfrog (`reference_chains/amagold.rs` checks that draw by draw). The core
 /// [`qnmc::Hmc`] integrates kick–drift–kick, so the two chains differ draw
 /// by draw but must agree in distribution: two-sample z-scores (both MCSEs)
 /// of means and variances on Σ = 11ᵀ + 4I (D = 10), 4 chains × 3000 draws each.

@@ -1,7 +1,7 @@
 //! The core never touches the heap: a counting global allocator sees zero
 //! allocations, reallocations and deallocations while the samplers step
 //! (NUTS with each metric included) and while the L-BFGS operators run (the
-//! allocator is `qnmc_tests::heap`).
+//! allocator is `qnmc_tests::heap`, installed once for the binary by `main.rs`).
 //!
 //! Counting is per thread: the test harness runs tests on parallel threads, so a
 //! thread-local "measuring" flag decides whether an allocation is counted and a
@@ -19,12 +19,9 @@ use qnmc::{
     StepSizeSchedule,
 };
 use qnmc_host::targets::{CorrelatedGaussian, LinearGaussianModel};
-use qnmc_tests::heap::{CountingAllocator, count_heap};
+use qnmc_tests::heap::count_heap;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
-
-#[global_allocator]
-static GLOBAL: CountingAllocator = CountingAllocator;
 
 const STEPS: usize = 1000;
 

@@ -1,5 +1,5 @@
 //! HMC-BFGS and MH-BFGS never touch the heap: a counting global allocator
-//! (`qnmc_tests::heap`, per-thread counting) sees zero heap events while the
+//! (`qnmc_tests::heap`, per-thread counting, installed by `main.rs`) sees zero heap events while the
 //! samplers are built and while they take 1000 updates, in f64 and f32, on the
 //! 100-D paper Gaussian and a 4-D banana-like target where the curvature filter
 //! removes points. A positive control shows the counter counts.
@@ -9,12 +9,9 @@ use std::hint::black_box;
 use qnmc::samplers::ensemble::{HmcBfgs, HmcBfgsSettings, MhBfgs, MhBfgsProposal, MhBfgsSettings};
 use qnmc::{Potential, Real};
 use qnmc_host::targets::CorrelatedGaussian;
-use qnmc_tests::heap::{CountingAllocator, count_heap};
+use qnmc_tests::heap::count_heap;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
-
-#[global_allocator]
-static GLOBAL: CountingAllocator = CountingAllocator;
 
 const STEPS: usize = 1000;
 

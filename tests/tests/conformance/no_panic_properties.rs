@@ -3,13 +3,13 @@
 //! gradients come back as errors or as rejected, counted transitions, and the
 //! sampler state is left usable.*
 //!
-//! The hand-picked cases of `bad_input.rs`, `amagold_bad_input.rs`,
-//! `ensemble_bad_input.rs` and `recipe_bad_input.rs` check each rule on a few
-//! inputs; here proptest searches the input space, shrinks any failure to a
-//! minimal case and persists its seed in
-//! `tests/proptest-regressions/no_panic_properties.txt` (committed, re-run first
-//! on every run). The allocation half of the contract is the `*no_heap.rs`
-//! tests' job.
+//! The hand-picked cases of the `bad_input` modules (`hmc`, `amagold`,
+//! `ensemble`, `recipe`) and the `conformance!` checks of
+//! `sampler_conformance` check each rule on a few inputs; here proptest
+//! searches the input space, shrinks any failure to a minimal case and
+//! persists its seed in `tests/proptest-regressions/no_panic_properties.txt`
+//! (committed, re-run first on every run). The allocation half of the contract is the `no_heap`
+//! modules' job.
 //!
 //! # Strategies
 //!

@@ -1,4 +1,4 @@
-//! The AVX2 copies of the kernels (`qnmc::vector_extensions`, chosen at run
+//! The AVX2 copies of the kernels (`qnmc::kernels`, chosen at run
 //! time with the `std` feature) give exactly the bits of the portable copies.
 //!
 //! The embedded bit-identity hashes compare the host with Cortex-M, RISC-V
@@ -10,13 +10,19 @@
 //! few draws, every later bit. On a processor without AVX2 both runs use the
 //! portable copies and the test says so on stderr.
 //!
-//! One `#[test]`: the switch is global to the process.
+//! One `#[test]`, and it runs the comparison in a child process of its own:
+//! the switch is global to the process, and this binary runs the other
+//! reference-chain tests on parallel threads, whose kernels it must not flip
+//! under them (nor they see a half-switched state). The parent re-runs this
+//! test binary with `--exact` on this test alone and `QNMC_VECTOR_EXTENSIONS_CHILD`
+//! set, passes the child's output on, and fails unless the child ran exactly
+//! this one test and it passed.
 
 use qnmc::adaptation::{
     AdaptiveNuts, DiagonalEstimator, LbfgsEstimator, MetricEstimator, WarmupSchedule,
 };
+use qnmc::kernels::{RUNTIME_DISPATCH, kernels_in_use, set_avx2_allowed};
 use qnmc::metric::{DiagonalMetric, LbfgsMetric};
-use qnmc::vector_extensions::{RUNTIME_DISPATCH, kernels_in_use, set_avx2_allowed};
 use qnmc::{NutsSettings, Potential, Real};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
@@ -105,8 +111,40 @@ fn all_chains() -> Vec<(&'static str, Vec<u64>)> {
     ]
 }
 
+/// Set in the child process, which runs the comparison.
+const CHILD: &str = "QNMC_VECTOR_EXTENSIONS_CHILD";
+
 #[test]
 fn avx2_kernels_give_the_portable_bits() {
+    if std::env::var_os(CHILD).is_some() {
+        compare_portable_and_avx2();
+        return;
+    }
+    // The test's name in this binary: its module path without the crate name.
+    let path = concat!(module_path!(), "::avx2_kernels_give_the_portable_bits");
+    let name = path.split_once("::").map_or(path, |(_, rest)| rest);
+    let exe = std::env::current_exe().expect("the path of this test binary");
+    let out = std::process::Command::new(exe)
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .output()
+        .expect("running this test binary again");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    print!("{stdout}");
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "the child process failed: {}",
+        out.status
+    );
+    assert!(
+        stdout.contains("test result: ok. 1 passed"),
+        "the child process did not run {name}"
+    );
+}
+
+/// The comparison itself (in the child process: it flips the global switch).
+fn compare_portable_and_avx2() {
     let portable_in_use = !set_avx2_allowed(false);
     assert!(portable_in_use);
     let portable = all_chains();

@@ -23,7 +23,7 @@
 //!    fail.
 
 #[allow(dead_code)]
-#[path = "../../firmware-example/src/job.rs"]
+#[path = "../../../firmware-example/src/job.rs"]
 mod job;
 
 use job::{D, FEATURES, LABELS, N, PRIOR_VARIANCE};

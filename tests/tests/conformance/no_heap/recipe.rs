@@ -2,7 +2,7 @@
 //! and f64, every mode) run inside a region where a counting global allocator
 //! records every alloc/realloc/dealloc of this thread, and the count must be 0.
 //! The counter itself is checked on a `Vec` (negative control), as in
-//! `no_heap.rs` (the allocator is `qnmc_tests::heap`).
+//! `no_heap::hmc` (the allocator is `qnmc_tests::heap`, installed by `main.rs`).
 
 use std::hint::black_box;
 
@@ -11,13 +11,10 @@ use qnmc::samplers::recipe::{
     Correction, Psgld, PsgldSettings, Sghmc, SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht,
     SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings, Thermostat,
 };
-use qnmc_tests::heap::{CountingAllocator, count_heap};
+use qnmc_tests::heap::count_heap;
 use qnmc_tests::recipe::{BumpMetric, DoubleWell, DoubleWellMetric, NoisyGaussian};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
-
-#[global_allocator]
-static GLOBAL: CountingAllocator = CountingAllocator;
 
 const STEPS: usize = 1000;
 

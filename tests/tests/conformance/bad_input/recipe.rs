@@ -12,7 +12,6 @@
 //! Every call runs inside `catch_unwind`.
 
 use std::cell::Cell;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use qnmc::samplers::recipe::{
     Correction, DiagonalRiemannianMetric, MinibatchHessianDiagonal, Psgld, PsgldSettings, Sghmc,
@@ -23,22 +22,7 @@ use qnmc::{Error, MinibatchPotential};
 use rand_core::{Rng, SeedableRng};
 use rand_xorshift::XorShiftRng;
 
-fn no_panic<R>(what: &str, f: impl FnOnce() -> R) -> R {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(_) => panic!("{what}: panicked"),
-    }
-}
-
-#[track_caller]
-fn assert_invalid<V: std::fmt::Debug>(result: Result<V, Error>, setting: &str, case: &str) {
-    match result {
-        Err(Error::InvalidSetting { setting: got, .. }) => {
-            assert_eq!(got, setting, "{case}: wrong setting name")
-        }
-        other => panic!("{case}: expected InvalidSetting({setting}), got {other:?}"),
-    }
-}
+use crate::common::{assert_invalid, no_panic};
 
 const NOT_POSITIVE: [f64; 6] = [0.0, -0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
 const NOT_NON_NEGATIVE: [f64; 4] = [-1e-300, f64::NAN, f64::INFINITY, f64::NEG_INFINITY];

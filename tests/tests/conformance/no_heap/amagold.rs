@@ -1,5 +1,5 @@
 //! AMAGOLD, L2MC, dual averaging and the warm-up driver never touch the heap:
-//! a counting global allocator (`qnmc_tests::heap`) sees zero
+//! a counting global allocator (`qnmc_tests::heap`, installed by `main.rs`) sees zero
 //! allocations, reallocations and deallocations over 1000 steps of each.
 //! Building the targets (which allocate) happens outside the measured region.
 
@@ -12,12 +12,9 @@ use qnmc::adaptation::{DualAveraging, DualAveragingSettings, Warmup};
 use qnmc::samplers::amagold::{Amagold, AmagoldSettings, MomentumRefresh};
 use qnmc::{Hmc, HmcSettings};
 use qnmc_host::targets::{CorrelatedGaussian, LinearGaussianModel};
-use qnmc_tests::heap::{CountingAllocator, count_heap};
+use qnmc_tests::heap::count_heap;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
-
-#[global_allocator]
-static GLOBAL: CountingAllocator = CountingAllocator;
 
 const STEPS: usize = 1000;
 

@@ -20,10 +20,10 @@
 //! the known mean, the projection and its square) the estimate is the pooled
 //! mean over 4 chains of the post-warm-up draws and MCSE = sd(f)/√ESS, the
 //! ESS from `qnmc_host::diagnostics` (bulk ESS for means, basic split-chain ESS
-//! for the squared deviations: see `tests/known_posteriors.rs`), through the
+//! for the squared deviations: see `posteriors/hmc.rs`), through the
 //! shared `qnmc_tests::amagold::checks`. z = (estimate − truth)/MCSE is
 //! ≈ N(0, s²) with s ≤ 1.15 for a correct sampler (the spread measured on
-//! replicate runs in `known_posteriors.rs`); a family of n z's passes when
+//! replicate runs in `posteriors/hmc.rs`); a family of n z's passes when
 //! every |z| is below the Bonferroni limit 1.15·Φ⁻¹(1 − 0.005/(2n)) (≈ 4.4
 //! for n = 42), a false alarm probability ≤ 0.5 % per family whatever the
 //! correlation between the z's. Seeds are fixed, so every run is the same.

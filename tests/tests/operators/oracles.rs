@@ -20,7 +20,6 @@ use std::collections::VecDeque;
 
 use nalgebra::{DMatrix, DVector};
 use qnmc::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings, PairRing};
-use qnmc::random::standard_normal;
 use qnmc::{
     Hamcmc, HamcmcSettings, Potential, Qnhmc, QnhmcMass, QnhmcSettings, Real, StepSizeSchedule,
 };
@@ -28,8 +27,9 @@ use qnmc_tests::dense::{
     Banana, CorrelatedGaussian, DenseBfgs, DenseCurvature, DensePairs, DenseScaling,
     LinearGaussianMinibatch, LogisticRegression, rel_frobenius,
 };
-use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
+
+use crate::common::{from_array, normal, rng, uniform};
 
 /// f64 bound on every oracle.
 const TOL_F64: f64 = 1e-10;
@@ -55,18 +55,6 @@ const KAPPA_F32: f64 = 200.0;
 
 // ---------------------------------------------------------------------------
 // Random problems.
-
-fn rng(seed: u64) -> XorShiftRng {
-    XorShiftRng::seed_from_u64(seed)
-}
-
-fn normal(r: &mut XorShiftRng) -> f64 {
-    standard_normal::<f64, _>(r)
-}
-
-fn uniform(r: &mut XorShiftRng) -> f64 {
-    <f64 as Real>::uniform_open_closed(r)
-}
 
 fn random_orthogonal(r: &mut XorShiftRng, d: usize) -> DMatrix<f64> {
     let g = DMatrix::from_fn(d, d, |_, _| normal(r));
@@ -104,10 +92,6 @@ fn to_array<T: Real, const D: usize>(v: &DVector<f64>) -> [T; D] {
         out[i] = T::from_f64(v[i]);
     }
     out
-}
-
-fn from_array<T: Real, const D: usize>(v: &[T; D]) -> DVector<f64> {
-    DVector::from_iterator(D, v.iter().map(|x| x.to_f64()))
 }
 
 // ---------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 //! must give, draw by draw for 500 draws,
 //!
 //! - the same position to 1e-10 (|a − b| ≤ 1e-10·max(1, |b|), as
-//!   `reference_chains.rs`), and the same energy error and acceptance
+//!   `reference_chains/hmc.rs`), and the same energy error and acceptance
 //!   statistic to the same tolerance;
 //! - the same tree depth, leapfrog count, gradient-evaluation count, divergent
 //!   flag and max-depth flag (every discrete decision of the transition).
@@ -37,14 +37,12 @@ use qnmc_tests::dense::{
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 
+use crate::common::rng;
+
 /// Bound on every coordinate of every draw and on the real-valued statistics.
 const TOL: f64 = 1e-10;
 /// Draws compared per chain.
 const STEPS: usize = 500;
-
-fn rng(seed: u64) -> XorShiftRng {
-    XorShiftRng::seed_from_u64(seed)
-}
 
 /// What a side-by-side run saw.
 #[derive(Debug, Clone, Default)]

@@ -30,17 +30,13 @@ use qnmc_tests::dense::{
     DenseTarget, LinearGaussianMinibatch, LogisticRegression, coordinate_error,
     max_coordinate_error,
 };
-use rand_core::SeedableRng;
-use rand_xorshift::XorShiftRng;
+
+use crate::common::rng;
 
 /// Bound on every coordinate of every draw, and on the held pairs.
 const TOL: f64 = 1e-10;
 /// Draws compared per chain.
 const STEPS: usize = 500;
-
-fn rng(seed: u64) -> XorShiftRng {
-    XorShiftRng::seed_from_u64(seed)
-}
 
 /// What a side-by-side run saw.
 #[derive(Debug, Clone, Copy, Default)]

@@ -25,15 +25,11 @@ use qnmc_tests::recipe::{
     BumpMetric, NoisyGaussian, draw, naive_sghmc_step, psgld_step, sghmc_position_first_step,
     sghmc_step, sgld_step, sgnht_step, sgrhmc_step, sgrld_step,
 };
-use rand_core::SeedableRng;
-use rand_xorshift::XorShiftRng;
+
+use crate::common::rng;
 
 const TOL: f64 = 1e-10;
 const STEPS: usize = 500;
-
-fn rng(seed: u64) -> XorShiftRng {
-    XorShiftRng::seed_from_u64(seed)
-}
 
 fn target(noise_sd: f64) -> NoisyGaussian<3> {
     NoisyGaussian {

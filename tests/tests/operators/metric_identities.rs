@@ -25,12 +25,12 @@ use nalgebra::{DMatrix, DVector};
 use qnmc::Real;
 use qnmc::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
 use qnmc::metric::{DenseMetric, LbfgsMetric, Metric};
-use qnmc::random::standard_normal;
 use qnmc_tests::dense::DenseBfgs;
 use qnmc_tests::dense::rel_frobenius;
 use qnmc_tests::dense::util::log_det_spd;
-use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
+
+use crate::common::{from_array, normal, rng, uniform};
 
 /// f64 bound on every identity.
 const TOL_F64: f64 = 1e-10;
@@ -66,18 +66,6 @@ fn f32_bound(n: usize, kappa: f64) -> f64 {
 // ---------------------------------------------------------------------------
 // Random problems.
 
-fn rng(seed: u64) -> XorShiftRng {
-    XorShiftRng::seed_from_u64(seed)
-}
-
-fn normal(r: &mut XorShiftRng) -> f64 {
-    standard_normal::<f64, _>(r)
-}
-
-fn uniform(r: &mut XorShiftRng) -> f64 {
-    <f64 as Real>::uniform_open_closed(r)
-}
-
 fn log_uniform(r: &mut XorShiftRng, lo: f64, hi: f64) -> f64 {
     (lo.ln() + uniform(r) * (hi.ln() - lo.ln())).exp()
 }
@@ -93,10 +81,6 @@ fn random_spd(r: &mut XorShiftRng, d: usize, lo: f64, hi: f64) -> DMatrix<f64> {
 
 fn to_array<T: Real, const D: usize>(v: &DVector<f64>) -> [T; D] {
     std::array::from_fn(|i| T::from_f64(v[i]))
-}
-
-fn from_array<T: Real, const D: usize>(v: &[T; D]) -> DVector<f64> {
-    DVector::from_iterator(D, v.iter().map(|x| x.to_f64()))
 }
 
 /// Column j = op(eⱼ).

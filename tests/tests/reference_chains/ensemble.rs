@@ -8,7 +8,7 @@
 //! chain's state into the other chains' metrics, so round-off differences
 //! between the dense and the L-BFGS algebra (~1e-15) are amplified by a factor
 //! ~1.1–1.3 per update for HMC-BFGS and for MH-BFGS on the banana, as with
-//! adaptive QNHMC in `reference_chains.rs`. Measured free-run horizons before the
+//! adaptive QNHMC in `reference_chains/hmc.rs`. Measured free-run horizons before the
 //! first 1e-10 mismatch: MH-BFGS on the Gaussian (both proposals) and the
 //! Newton proposal on the logistic regression all 600 updates; HMC-BFGS with
 //! K = 3 on the Gaussian all 600 (two settings), with K = 4 548; HMC-BFGS with
@@ -43,15 +43,12 @@ use qnmc_tests::dense::{
     coordinate_error, max_coordinate_error,
 };
 use qnmc_tests::ensemble::{DenseEnsemble, DenseHmcBfgs, DenseMetric, DenseMhBfgs};
-use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
+
+use crate::common::rng;
 
 const TOL: f64 = 1e-10;
 const UPDATES: usize = 600;
-
-fn rng(seed: u64) -> XorShiftRng {
-    XorShiftRng::seed_from_u64(seed)
-}
 
 /// K starting points: `centre` plus N(0, spread²) noise from a fixed stream.
 fn starts<const D: usize, const K: usize>(

@@ -15,7 +15,7 @@
 //!    core chain to 1e-10.
 //!    The core [`qnmc::Hmc`] uses kick–drift–kick: its gradients are taken at
 //!    other points, so its chain agrees with AMAGOLD's in distribution only —
-//!    checked by the z-tests in `amagold_posteriors.rs`, not here.
+//!    checked by the z-tests in `posteriors/amagold.rs`, not here.
 //! 3. Negative controls: a reference with β off by 1 %, or with the
 //!    momentum negation on rejection left out, does *not* reproduce the chain.
 

@@ -2,32 +2,34 @@
 //! traits alone, so that one macro line covers a sampler (a new sampler adds
 //! one `conformance!` line here):
 //!
-//! - **bad step sizes are refused and change nothing**: 0, −1, NaN and +∞ are
-//!   errors, and the chain afterwards is bit for bit the chain of a twin that
-//!   was never offered them;
-//! - **a non-finite target leaves a usable state**: five transitions on a
-//!   target whose U and ∇U are NaN everywhere are refused (`Err`) or
-//!   rejected (not accepted), the state stays where it was, and the chain
-//!   then moves on the real target with finite states;
+//! - **bad step sizes are refused and change nothing**: 0, −0, −1, NaN, +∞
+//!   and −∞ are each `Error::InvalidSetting` naming `step_size`, the settings
+//!   stay equal to those of a twin that was never offered them, and the chain
+//!   afterwards is bit for bit the twin's chain;
+//! - **a non-finite target leaves a usable state**: for each of NaN, +∞ and
+//!   −∞, five transitions on a target whose U and every entry of ∇U are that
+//!   value everywhere are refused (`Err`) or rejected (not accepted), the
+//!   state stays where it was, and the chain then moves on the real target
+//!   with finite states;
 //! - **the reported potential is the target's** at the reported position,
 //!   where the sampler tracks it;
 //! - **no heap**: 200 transitions allocate nothing (the counting allocator
 //!   of `qnmc_tests::heap`, per thread).
 
+use std::fmt::Debug;
+
 use qnmc::metric::{IdentityMetric, LbfgsMetric};
 use qnmc::{
-    Amagold, AmagoldSettings, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings, HmcSettings,
-    MhBfgs, MhBfgsProposal, MhBfgsSettings, MinibatchPotential, Nuts, NutsSettings, Potential,
-    Psgld, PsgldSettings, Qnhmc, QnhmcSettings, Sghmc, SghmcSettings, Sgld, SgldSettings, Sgnht,
-    SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings, Step, StepSizeSchedule, StepStats,
+    Amagold, AmagoldSettings, Error, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings,
+    HmcSettings, MhBfgs, MhBfgsProposal, MhBfgsSettings, MinibatchPotential, Nuts, NutsSettings,
+    Potential, Psgld, PsgldSettings, Qnhmc, QnhmcSettings, Sghmc, SghmcSettings, Sgld,
+    SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings, Step,
+    StepSizeSchedule, StepStats,
 };
-use qnmc_tests::heap::{CountingAllocator, count_heap};
+use qnmc_tests::heap::count_heap;
 use qnmc_tests::recipe::BumpMetric;
 use rand_core::{Rng, SeedableRng};
 use rand_xorshift::XorShiftRng;
-
-#[global_allocator]
-static GLOBAL: CountingAllocator = CountingAllocator;
 
 /// A correlated Gaussian in two dimensions (sds 1 and 2, correlation 0.5),
 /// as a full-data and as a (one-batch) minibatch target.
@@ -54,13 +56,14 @@ impl MinibatchPotential<f64, 2> for Gaussian {
     }
 }
 
-/// U and ∇U are NaN everywhere.
-struct Nowhere;
+/// U and every entry of ∇U are the non-finite value `self.0` everywhere
+/// (one type for the three values, so the check is compiled once per sampler).
+struct Nowhere(f64);
 
 impl Potential<f64, 2> for Nowhere {
     fn potential_and_gradient(&self, _: &[f64; 2], g: &mut [f64; 2]) -> f64 {
-        *g = [f64::NAN; 2];
-        f64::NAN
+        *g = [self.0; 2];
+        self.0
     }
 }
 
@@ -68,9 +71,15 @@ impl MinibatchPotential<f64, 2> for Nowhere {
     type Batch = ();
     fn draw_batch<R: Rng + ?Sized>(&self, _: &mut R) {}
     fn minibatch_gradient(&self, _: &(), _: &[f64; 2], g: &mut [f64; 2]) {
-        *g = [f64::NAN; 2];
+        *g = [self.0; 2];
     }
 }
+
+/// Every step size that is not finite and > 0.
+const BAD_STEP_SIZES: [f64; 6] = [0.0, -0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
+
+/// The non-finite values of U and ∇U the samplers must survive.
+const NON_FINITE: [f64; 3] = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
 
 const START: [f64; 2] = [0.5, -0.3];
 
@@ -100,12 +109,23 @@ fn bits(draws: &[[f64; 2]]) -> Vec<[u64; 2]> {
         .collect()
 }
 
-fn refuses_bad_step_sizes<S: Step<f64, 2, Gaussian>>(make: impl Fn() -> S) {
+fn refuses_bad_step_sizes<S: Step<f64, 2, Gaussian>>(make: impl Fn() -> S)
+where
+    S::Settings: PartialEq + Debug,
+{
     let (mut offered, mut twin) = (make(), make());
-    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-        assert!(
-            offered.set_step_size(bad).is_err(),
-            "step size {bad} accepted"
+    for bad in BAD_STEP_SIZES {
+        match offered.set_step_size(bad) {
+            Err(Error::InvalidSetting {
+                setting: "step_size",
+                ..
+            }) => {}
+            other => panic!("step size {bad}: {other:?}, not InvalidSetting(step_size)"),
+        }
+        assert_eq!(
+            offered.settings(),
+            twin.settings(),
+            "the refused step size {bad} changed the settings"
         );
     }
     assert_eq!(
@@ -118,32 +138,38 @@ fn refuses_bad_step_sizes<S: Step<f64, 2, Gaussian>>(make: impl Fn() -> S) {
 fn survives_a_non_finite_target<S: Step<f64, 2, Gaussian> + Step<f64, 2, Nowhere>>(
     make: impl Fn() -> S,
 ) {
-    let mut sampler = make();
-    let mut rng = XorShiftRng::seed_from_u64(5);
-    let start = *sampler.position();
-    for draw in 0..5 {
-        match Step::<f64, 2, Nowhere>::step(&mut sampler, &Nowhere, &mut rng) {
-            Err(_) => {}
-            Ok(stats) => {
-                let stats: StepStats<f64> = stats.into();
-                assert!(!stats.accepted, "draw {draw}: a NaN proposal was accepted");
+    for value in NON_FINITE {
+        let mut sampler = make();
+        let mut rng = XorShiftRng::seed_from_u64(5);
+        let start = *sampler.position();
+        let nowhere = Nowhere(value);
+        for draw in 0..5 {
+            match Step::<f64, 2, Nowhere>::step(&mut sampler, &nowhere, &mut rng) {
+                Err(_) => {}
+                Ok(stats) => {
+                    let stats: StepStats<f64> = stats.into();
+                    assert!(
+                        !stats.accepted,
+                        "U = ∇U = {value}, draw {draw}: the proposal was accepted"
+                    );
+                }
             }
+            assert_eq!(
+                bits(&[*sampler.position()]),
+                bits(&[start]),
+                "U = ∇U = {value}, draw {draw}: the state moved"
+            );
         }
-        assert_eq!(
-            bits(&[*sampler.position()]),
-            bits(&[start]),
-            "draw {draw}: the state moved on a NaN target"
+        let after = chain(&mut sampler, &Gaussian, 6, 100);
+        assert!(
+            after.iter().flatten().all(|x| x.is_finite()),
+            "U = ∇U = {value}: non-finite state after recovery"
+        );
+        assert!(
+            after.iter().any(|x| bits(&[*x]) != bits(&[start])),
+            "U = ∇U = {value}: the chain never moved afterwards"
         );
     }
-    let after = chain(&mut sampler, &Gaussian, 6, 100);
-    assert!(
-        after.iter().flatten().all(|x| x.is_finite()),
-        "non-finite state after recovery"
-    );
-    assert!(
-        after.iter().any(|x| bits(&[*x]) != bits(&[start])),
-        "the chain never moved after the NaN target"
-    );
 }
 
 fn reports_the_targets_potential<S: Step<f64, 2, Gaussian>>(make: impl Fn() -> S) {

@@ -24,7 +24,6 @@
 //! Every constructor and step runs inside `catch_unwind`.
 
 use std::cell::Cell;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use qnmc::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
 use qnmc::metric::{DenseMetric, DiagonalMetric, IdentityMetric, LbfgsMetric, Metric};
@@ -36,28 +35,11 @@ use qnmc::{
 use rand_core::{Rng, SeedableRng};
 use rand_xorshift::XorShiftRng;
 
+use crate::common::{assert_invalid, no_panic};
+
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-/// Runs `f`, failing the test with `what` if it panics.
-fn no_panic<R>(what: &str, f: impl FnOnce() -> R) -> R {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(_) => panic!("{what}: panicked"),
-    }
-}
-
-/// Asserts `result` is `InvalidSetting` naming `setting`.
-#[track_caller]
-fn assert_invalid<V: std::fmt::Debug>(result: Result<V, Error>, setting: &str, case: &str) {
-    match result {
-        Err(Error::InvalidSetting { setting: got, .. }) => {
-            assert_eq!(got, setting, "{case}: wrong setting name")
-        }
-        other => panic!("{case}: expected InvalidSetting({setting}), got {other:?}"),
-    }
-}
 
 /// 0, negative, NaN, +∞, −∞: every value that is not finite and > 0.
 fn not_positive<T: Real>() -> [T; 6] {

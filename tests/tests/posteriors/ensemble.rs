@@ -16,7 +16,7 @@
 //! diagnostic time), after a warm-up from over-dispersed starts; the K chains
 //! are the "chains" of the diagnostics, pooled for the estimates.
 //!
-//! **z-scores** (as in `known_posteriors.rs`): z = (estimate − truth)/MCSE with
+//! **z-scores** (as in `posteriors/hmc.rs`): z = (estimate − truth)/MCSE with
 //! MCSE = sd(f)/√ESS from `qnmc_host::diagnostics`: bulk ESS for the means of θᵢ
 //! and of the projection u = 1ᵀθ/√D; basic split ESS of f for the variances
 //! (f = (θᵢ − μᵢ)², μ known), for the projection's variance and for the average

@@ -15,7 +15,7 @@
 //! hashed value all change the hash.
 
 #[allow(dead_code)]
-#[path = "../../firmware-example/src/job.rs"]
+#[path = "../../../firmware-example/src/job.rs"]
 mod job;
 
 const EXPECTED_PATH: &str = concat!(
@@ -88,7 +88,7 @@ fn expected_json() -> String {
         ));
     }
     format!(
-        "{{\n  \"generated_by\": \"QNMC_BLESS=1 cargo test -p qnmc-tests --test embedded_bit_identity\",\n  \"seed\": {},\n  \"steps\": {},\n  \"samplers\": [\"qnhmc\", \"hamcmc\", \"nuts-diag\", \"nuts-lbfgs\"],\n  \"bit_identity_f64\": {},\n  \"bit_identity_f32\": {},\n  \"chain_mean\": [\n{}\n  ]\n}}\n",
+        "{{\n  \"generated_by\": \"QNMC_BLESS=1 cargo test -p qnmc-tests --test reference_chains embedded::\",\n  \"seed\": {},\n  \"steps\": {},\n  \"samplers\": [\"qnhmc\", \"hamcmc\", \"nuts-diag\", \"nuts-lbfgs\"],\n  \"bit_identity_f64\": {},\n  \"bit_identity_f32\": {},\n  \"chain_mean\": [\n{}\n  ]\n}}\n",
         job::BIT_IDENTITY_SEED,
         job::BIT_IDENTITY_STEPS,
         json_hex(f64_hash),
