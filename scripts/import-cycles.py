@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
-"""Import loops between the files of a crate (issue 24: "no import loop").
+"""Import loops between the files of a crate, and imports against the core's
+layers (issue 24: "no import loop and no upward import in core").
 
 usage: scripts/import-cycles.py SRC_DIR [SRC_DIR ...]   (e.g. core/src host/src)
+
+For a directory named core/src, every edge must also go from a layer to one
+it may use, as the table "Layers inside the core" of docs/ARCHITECTURE.md
+says (`CORE_LAYERS` below; a top-level module in no layer is an error too,
+so a new module must be placed in a layer here and there).
 
 Each file is a module (a/b.rs and a/b/mod.rs are `a::b`, lib.rs is the
 root). Every `use crate::…`, `use super::…` and `use self::…` outside the
@@ -84,6 +90,55 @@ def absolute(module, segments, files):
     return None  # an external crate
 
 
+# layer: (its top-level modules, the layers it may use). The crate root
+# (lib.rs) may use every layer.
+CORE_LAYERS = {
+    "scalars": (("real", "random"), ()),
+    "in-place construction": (("in_place",), ()),
+    "kernels": (("kernels",), ("scalars",)),
+    "model interface": (("target", "stats", "error"), ("scalars",)),
+    "L-BFGS engine": (("lbfgs",), ("scalars", "kernels", "model interface")),
+    "metrics": (("metric",), ("scalars", "kernels", "model interface", "L-BFGS engine")),
+    "integrator": (("integrator",), ("scalars", "kernels", "model interface", "metrics")),
+    "samplers": (
+        ("samplers",),
+        ("scalars", "in-place construction", "kernels", "model interface", "L-BFGS engine",
+         "metrics", "integrator"),
+    ),
+    "adaptation": (
+        ("adaptation",),
+        ("scalars", "in-place construction", "kernels", "model interface", "L-BFGS engine",
+         "metrics", "integrator", "samplers"),
+    ),
+}
+
+
+def layer_of(module):
+    if not module:
+        return "crate root"
+    for name, (tops, _) in CORE_LAYERS.items():
+        if module[0] in tops:
+            return name
+    return None
+
+
+def layer_violations(files, edges):
+    """Edges of the core that go to a layer their layer may not use."""
+    found = []
+    for module in sorted(files):
+        here = layer_of(module)
+        if here is None:
+            found.append(f"{files[module]}: in no layer of CORE_LAYERS")
+            continue
+        for to in sorted(edges.get(module, ())):
+            there = layer_of(to)
+            if here == "crate root" or there in (here, None):
+                continue
+            if there not in CORE_LAYERS[here][1]:
+                found.append(f"{files[module]} ({here}) imports {files[to]} ({there})")
+    return found
+
+
 def check(root):
     files = modules(root)
     imports = {
@@ -128,17 +183,24 @@ def check(root):
 
     for module in sorted(files):
         walk(module, module, [module])
-    return [[files[m] for m in cycle] for cycle in cycles]
+    layered = os.path.normpath(root).endswith(os.path.join("core", "src"))
+    violations = layer_violations(files, edges) if layered else []
+    return [[files[m] for m in cycle] for cycle in cycles], violations
 
 
 def main():
-    found = []
+    found, against_layers = [], []
     for root in sys.argv[1:]:
-        found += check(root)
+        cycles, violations = check(root)
+        found += cycles
+        against_layers += violations
     for cycle in found:
         print("import loop: " + " -> ".join(cycle + cycle[:1]))
+    for violation in against_layers:
+        print("against the layers: " + violation)
     print(f"{len(found)} import loop(s) in {', '.join(sys.argv[1:])}")
-    return 1 if found else 0
+    print(f"{len(against_layers)} import(s) against the core's layers")
+    return 1 if found or against_layers else 0
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@ use qnmc::lbfgs::{LbfgsMemory, LbfgsSettings};
 use qnmc::metric::{DiagonalMetric, LbfgsMetric, Metric};
 use qnmc::random::{fill_standard_normal, fill_standard_normal_ziggurat, standard_normal};
 use qnmc::{
-    FullBatch, Hamcmc, HamcmcSettings, Nuts, NutsSettings, Potential, Qnhmc, QnhmcSettings,
-    StepSizeSchedule,
+    FullBatch, Hamcmc, HamcmcSettings, Hmc, HmcSettings, Nuts, NutsSettings, Potential, Qnhmc,
+    QnhmcSettings, StepSizeSchedule,
 };
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
@@ -70,6 +70,24 @@ fn bench_qnhmc<const D: usize, const M: usize>(c: &mut Criterion) {
         sampler.step(&CheapGaussian, &mut rng);
     }
     group.bench_with_input(BenchmarkId::from_parameter(D), &D, |b, _| {
+        b.iter(|| black_box(sampler.step(&CheapGaussian, &mut rng)))
+    });
+    group.finish();
+}
+
+/// One HMC draw (M = I, L = `LEAPFROG_STEPS`): the shared leapfrog
+/// integrator at a fixed length, against the target's gradient alone.
+fn bench_hmc<const D: usize>(c: &mut Criterion) {
+    let mut group = c.benchmark_group(format!("hmc_step/D={D}"));
+    let mut rng = XorShiftRng::seed_from_u64(7);
+    let settings = HmcSettings::new(0.2, LEAPFROG_STEPS);
+    let mut sampler = Box::new(Hmc::<f64, D>::new(settings, [0.5; D], &CheapGaussian).unwrap());
+    group.bench_function("gradient", |b| {
+        let x = [0.3; D];
+        let mut g = [0.0; D];
+        b.iter(|| CheapGaussian.potential_and_gradient(black_box(&x), &mut g))
+    });
+    group.bench_function("identity_metric", |b| {
         b.iter(|| black_box(sampler.step(&CheapGaussian, &mut rng)))
     });
     group.finish();
@@ -351,6 +369,8 @@ fn all(c: &mut Criterion) {
     bench_qnhmc::<10, 10>(c);
     bench_qnhmc::<100, 10>(c);
     bench_qnhmc::<1000, 10>(c);
+    bench_hmc::<100>(c);
+    bench_hmc::<1000>(c);
     bench_hamcmc::<10, 2>(c);
     bench_hamcmc::<100, 2>(c);
     bench_hamcmc::<1000, 2>(c);

@@ -115,6 +115,7 @@ extern crate alloc;
 pub mod adaptation;
 mod error;
 pub mod in_place;
+mod integrator;
 pub mod kernels;
 pub mod lbfgs;
 pub mod metric;
@@ -129,7 +130,7 @@ pub use error::Error;
 pub use real::Real;
 pub use samplers::{
     Amagold, AmagoldSettings, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings, HmcSettings,
-    InverseMass, L2mc, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, MomentumRefresh, Nuts,
+    L2mc, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, MomentumRefresh, Nuts,
     NutsSettings, NutsStats, Psgld, PsgldSettings, Qnhmc, QnhmcMass, QnhmcSettings, Sampler, Sghmc,
     SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings,
     Sgrld, SgrldSettings, Step, StepSizeSchedule,

@@ -11,7 +11,8 @@
 //! itself, below this test's power: there it checks the density as a whole,
 //! and `posteriordb::tests` checks the Jacobian term exactly.
 
-use qnmc::{Hmc, HmcSettings, InverseMass};
+use qnmc::metric::DiagonalMetric;
+use qnmc::{Hmc, HmcSettings};
 use qnmc_host::diagnostics::{mcse_mean, mean};
 use qnmc_host::model::{Model, PaddedModel};
 use qnmc_host::targets::{Posteriordb, PosteriordbPosterior};
@@ -25,11 +26,12 @@ fn root(test: &str) -> Option<PathBuf> {
     qnmc_host::shared_data::for_test(test).map(|d| d.join("posteriordb/posterior_database"))
 }
 
-/// `chains` HMC chains of `draws` draws after `warmup`, reported quantities
-/// per chain: result[quantity][chain][draw].
+/// `chains` HMC chains of `draws` draws after `warmup`, with M⁻¹ =
+/// diag(`variances`), reported quantities per chain: result[quantity][chain][draw].
 fn sample<const D: usize>(
     model: &dyn Model,
-    settings: HmcSettings<f64, D>,
+    settings: HmcSettings<f64>,
+    variances: [f64; D],
     start: [f64; D],
     chains: usize,
     warmup: usize,
@@ -41,7 +43,8 @@ fn sample<const D: usize>(
     let mut reported = vec![0.0; outputs];
     for seed in 1000..1000 + chains as u64 {
         let mut rng = XorShiftRng::seed_from_u64(seed);
-        let mut hmc = Hmc::<f64, D>::new(settings, start, &padded).unwrap();
+        let metric = DiagonalMetric::new(&variances).unwrap();
+        let mut hmc = Hmc::with_metric(settings, metric, start, &padded).unwrap();
         let mut chain = vec![Vec::with_capacity(draws); outputs];
         for k in 0..warmup + draws {
             let _ = hmc.step(&padded, &mut rng);
@@ -87,7 +90,15 @@ fn eight_schools_marginals_match_the_reference() {
     };
     let model = Posteriordb::load(PosteriordbPosterior::EightSchoolsNoncentered, &root).unwrap();
     let start = PaddedModel::<10>::new(&model).unwrap().initial_point();
-    let draws = sample::<10>(&model, HmcSettings::new(0.25, 16), start, 4, 500, 4000);
+    let draws = sample::<10>(
+        &model,
+        HmcSettings::new(0.25, 16),
+        [1.0; 10],
+        start,
+        4,
+        500,
+        4000,
+    );
     check(&model, &draws, &["tau", "mu", "theta[1]"]);
 }
 
@@ -98,7 +109,15 @@ fn ark_marginals_match_the_reference() {
     };
     let model = Posteriordb::load(PosteriordbPosterior::ArK, &root).unwrap();
     let start = PaddedModel::<7>::new(&model).unwrap().initial_point();
-    let draws = sample::<7>(&model, HmcSettings::new(0.01, 30), start, 4, 500, 3000);
+    let draws = sample::<7>(
+        &model,
+        HmcSettings::new(0.01, 30),
+        [1.0; 7],
+        start,
+        4,
+        500,
+        3000,
+    );
     check(&model, &draws, &["sigma", "alpha", "beta[1]"]);
 }
 
@@ -120,8 +139,7 @@ fn sblrc_blr_marginals_match_the_reference() {
     }
     start[5] = known.mean[5].ln();
     variance[5] = (known.sd[5] / known.mean[5]).powi(2);
-    let mut settings = HmcSettings::new(0.3, 10);
-    settings.inverse_mass = InverseMass::Diagonal(variance);
-    let draws = sample::<6>(&model, settings, start, 4, 300, 2000);
+    let settings = HmcSettings::new(0.3, 10);
+    let draws = sample::<6>(&model, settings, variance, start, 4, 300, 2000);
     check(&model, &draws, &["sigma", "beta[1]", "beta[5]"]);
 }

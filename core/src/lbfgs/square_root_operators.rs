@@ -197,6 +197,13 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
     /// `out` ← C·z, with C Cᵀ = B = H⁻¹: maps z ~ N(0, I) to a draw of N(0, B).
     pub fn apply_sqrt_hessian(&mut self, z: &[T; D], out: &mut [T; D]) {
         self.refresh_factors();
+        self.apply_sqrt_hessian_refreshed(z, out);
+    }
+
+    /// [`apply_sqrt_hessian`](Self::apply_sqrt_hessian) on factors that
+    /// [`refresh_factors`](Self::refresh_factors) has brought up to date
+    /// since the memory last changed (stale factors give a wrong C·z).
+    pub(crate) fn apply_sqrt_hessian_refreshed(&self, z: &[T; D], out: &mut [T; D]) {
         let r = self.project(z, false);
         let a = T::ONE / self.gamma.sqrt();
         let mut c = Coefficients::zero();

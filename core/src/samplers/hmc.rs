@@ -1,5 +1,5 @@
-//! Hamiltonian Monte Carlo with an identity or diagonal mass matrix (Neal 2011),
-//! the baseline every quasi-Newton sampler is measured against.
+//! Hamiltonian Monte Carlo (Neal 2011) over any [`Metric`]: the baseline
+//! every quasi-Newton sampler is measured against.
 
 use rand_core::Rng;
 
@@ -7,40 +7,29 @@ use super::sampler::{Sampler, Step};
 
 use super::metropolis::metropolis;
 use crate::error::{Error, require_positive};
+use crate::integrator::PhasePoint;
 use crate::kernels::all_finite;
+use crate::metric::{IdentityMetric, Metric};
 use crate::random::fill_standard_normal;
 use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::Potential;
 
-/// The inverse mass matrix M⁻¹ of HMC.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum InverseMass<T, const D: usize> {
-    /// M = I.
-    Identity,
-    /// M⁻¹ = diag(values); every value finite and > 0 (the posterior variances
-    /// are the ideal choice).
-    Diagonal([T; D]),
-}
-
 /// Settings of [`Hmc`].
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct HmcSettings<T, const D: usize> {
+pub struct HmcSettings<T> {
     /// Leapfrog step size ε > 0.
     pub step_size: T,
     /// Leapfrog steps per proposal, L ≥ 1.
     pub leapfrog_steps: u32,
-    /// Inverse mass matrix.
-    pub inverse_mass: InverseMass<T, D>,
 }
 
-impl<T: Real, const D: usize> HmcSettings<T, D> {
-    /// Step size ε and L leapfrog steps with M = I.
+impl<T: Real> HmcSettings<T> {
+    /// Step size ε and L leapfrog steps.
     pub fn new(step_size: T, leapfrog_steps: u32) -> Self {
         HmcSettings {
             step_size,
             leapfrog_steps,
-            inverse_mass: InverseMass::Identity,
         }
     }
 
@@ -50,80 +39,105 @@ impl<T: Real, const D: usize> HmcSettings<T, D> {
         if self.leapfrog_steps == 0 {
             return Err(Error::invalid("leapfrog_steps", ">= 1"));
         }
-        if let InverseMass::Diagonal(values) = &self.inverse_mass {
-            for v in values {
-                require_positive(*v, "inverse_mass")?;
-            }
-        }
         Ok(())
     }
 }
 
-/// Hamiltonian Monte Carlo: leapfrog with kinetic energy ½ pᵀM⁻¹p and one
-/// Metropolis test per draw. An exact (π-invariant) sampler.
+/// Hamiltonian Monte Carlo: L leapfrog steps of the shared integrator with
+/// kinetic energy ½ pᵀM⁻¹p for the metric `K` (M = I by default; a
+/// [`DiagonalMetric`](crate::metric::DiagonalMetric) of the posterior
+/// variances is the usual choice), then one Metropolis test per draw. An
+/// exact (π-invariant) sampler.
 ///
-/// Random numbers per draw: D standard normals (momentum), then one uniform.
+/// Random numbers per draw: D standard normals
+/// ([`fill_standard_normal`](crate::random::fill_standard_normal), the
+/// momentum p = M^{1/2} z), then one uniform (the Metropolis test, drawn even
+/// for a divergent trajectory).
+///
+/// ```
+/// use qnmc::metric::DiagonalMetric;
+/// use qnmc::{Hmc, HmcSettings, Potential};
+/// use rand_core::SeedableRng;
+///
+/// /// Independent N(0, 1) and N(0, 100).
+/// struct Scaled;
+/// impl Potential<f64, 2> for Scaled {
+///     fn potential_and_gradient(&self, x: &[f64; 2], g: &mut [f64; 2]) -> f64 {
+///         *g = [x[0], x[1] / 100.0];
+///         0.5 * (x[0] * x[0] + x[1] * x[1] / 100.0)
+///     }
+/// }
+///
+/// let metric = DiagonalMetric::new(&[1.0, 100.0]).unwrap();
+/// let settings = HmcSettings::new(0.9, 3);
+/// let mut hmc = Hmc::with_metric(settings, metric, [0.0; 2], &Scaled).unwrap();
+/// let mut rng = rand_xorshift::XorShiftRng::seed_from_u64(5);
+/// let mut second_moment = 0.0;
+/// for _ in 0..4000 {
+///     hmc.step(&Scaled, &mut rng);
+///     second_moment += hmc.position()[1] * hmc.position()[1] / 4000.0;
+/// }
+/// assert!((second_moment - 100.0).abs() < 12.0, "{second_moment}");
+/// ```
 #[derive(Debug, Clone)]
-pub struct Hmc<T, const D: usize> {
-    settings: HmcSettings<T, D>,
-    inverse_mass: [T; D],
-    momentum_scale: [T; D],
+pub struct Hmc<T, const D: usize, K = IdentityMetric> {
+    settings: HmcSettings<T>,
+    metric: K,
     position: [T; D],
     potential: T,
     gradient: [T; D],
-    proposal: [T; D],
-    proposal_gradient: [T; D],
-    momentum: [T; D],
+    /// The trajectory.
+    point: PhasePoint<T, D>,
+    /// The standard normals of the momentum.
+    normals: [T; D],
 }
 
-impl<T: Real, const D: usize> Hmc<T, D> {
-    /// Validates `settings` and evaluates the target at `initial_position`.
+impl<T: Real, const D: usize> Hmc<T, D, IdentityMetric> {
+    /// HMC with M = I: validates `settings` and evaluates the target at
+    /// `initial_position`.
     pub fn new<P: Potential<T, D>>(
-        settings: HmcSettings<T, D>,
+        settings: HmcSettings<T>,
+        initial_position: [T; D],
+        target: &P,
+    ) -> Result<Self, Error> {
+        Self::with_metric(settings, IdentityMetric, initial_position, target)
+    }
+}
+
+impl<T: Real, const D: usize, K: Metric<T, D>> Hmc<T, D, K> {
+    /// HMC with the metric `metric`: validates `settings` and evaluates the
+    /// target at `initial_position`.
+    pub fn with_metric<P: Potential<T, D>>(
+        settings: HmcSettings<T>,
+        metric: K,
         initial_position: [T; D],
         target: &P,
     ) -> Result<Self, Error> {
         settings.validate()?;
-        let mut hmc = Hmc {
-            settings,
-            inverse_mass: [T::ONE; D],
-            momentum_scale: [T::ONE; D],
-            position: initial_position,
-            potential: T::ZERO,
-            gradient: [T::ZERO; D],
-            proposal: [T::ZERO; D],
-            proposal_gradient: [T::ZERO; D],
-            momentum: [T::ZERO; D],
-        };
-        hmc.apply_inverse_mass();
         if !all_finite(&initial_position) {
             return Err(Error::NonFiniteInitialState);
         }
-        hmc.potential = target.potential_and_gradient(&hmc.position, &mut hmc.gradient);
-        if !hmc.potential.is_finite() || !all_finite(&hmc.gradient) {
+        let mut gradient = [T::ZERO; D];
+        let potential = target.potential_and_gradient(&initial_position, &mut gradient);
+        if !potential.is_finite() || !all_finite(&gradient) {
             return Err(Error::NonFiniteInitialState);
         }
-        Ok(hmc)
-    }
-
-    fn apply_inverse_mass(&mut self) {
-        if let InverseMass::Diagonal(values) = &self.settings.inverse_mass {
-            for i in 0..D {
-                self.inverse_mass[i] = values[i];
-                self.momentum_scale[i] = T::ONE / values[i].sqrt();
-            }
-        } else {
-            self.inverse_mass = [T::ONE; D];
-            self.momentum_scale = [T::ONE; D];
-        }
+        Ok(Hmc {
+            settings,
+            metric,
+            position: initial_position,
+            potential,
+            gradient,
+            point: PhasePoint::zero(),
+            normals: [T::ZERO; D],
+        })
     }
 
     /// Replaces the settings (e.g. a step size from adaptation); on error the
     /// old settings stay.
-    pub fn set_settings(&mut self, settings: HmcSettings<T, D>) -> Result<(), Error> {
+    pub fn set_settings(&mut self, settings: HmcSettings<T>) -> Result<(), Error> {
         settings.validate()?;
         self.settings = settings;
-        self.apply_inverse_mass();
         Ok(())
     }
 
@@ -135,8 +149,19 @@ impl<T: Real, const D: usize> Hmc<T, D> {
     }
 
     /// The settings in force.
-    pub fn settings(&self) -> &HmcSettings<T, D> {
+    pub fn settings(&self) -> &HmcSettings<T> {
         &self.settings
+    }
+
+    /// The metric in force.
+    pub fn metric(&self) -> &K {
+        &self.metric
+    }
+
+    /// The metric, to change between draws (e.g. by warm-up); the state
+    /// stays valid whatever it becomes, as every metric is positive definite.
+    pub fn metric_mut(&mut self) -> &mut K {
+        &mut self.metric
     }
 
     /// The current state θ.
@@ -154,14 +179,6 @@ impl<T: Real, const D: usize> Hmc<T, D> {
         &self.gradient
     }
 
-    fn kinetic(&self) -> T {
-        let mut k = T::ZERO;
-        for i in 0..D {
-            k += self.momentum[i] * self.inverse_mass[i] * self.momentum[i];
-        }
-        T::HALF * k
-    }
-
     /// One draw: momentum, L leapfrog steps, Metropolis test. A non-finite
     /// potential, gradient or position (an overflowing drift, which is not
     /// evaluated) ends the trajectory as a rejected divergence.
@@ -171,48 +188,18 @@ impl<T: Real, const D: usize> Hmc<T, D> {
         rng: &mut R,
     ) -> StepStats<T> {
         let eps = self.settings.step_size;
-        let half = T::HALF * eps;
         let mut stats = StepStats::new(eps);
-
-        fill_standard_normal(rng, &mut self.momentum);
-        for i in 0..D {
-            self.momentum[i] *= self.momentum_scale[i];
-        }
-        let h0 = self.potential + self.kinetic();
-
-        self.proposal = self.position;
-        self.proposal_gradient = self.gradient;
-        for i in 0..D {
-            self.momentum[i] -= half * self.proposal_gradient[i];
-        }
-        let mut proposal_potential = self.potential;
-        let mut finite = true;
-        for l in 1..=self.settings.leapfrog_steps {
-            for i in 0..D {
-                self.proposal[i] += eps * self.inverse_mass[i] * self.momentum[i];
-            }
-            if !all_finite(&self.proposal) {
-                finite = false;
-                break;
-            }
-            proposal_potential =
-                target.potential_and_gradient(&self.proposal, &mut self.proposal_gradient);
-            stats.gradient_evaluations += 1;
-            if !proposal_potential.is_finite() || !all_finite(&self.proposal_gradient) {
-                finite = false;
-                break;
-            }
-            let kick = if l == self.settings.leapfrog_steps {
-                half
-            } else {
-                eps
-            };
-            for i in 0..D {
-                self.momentum[i] -= kick * self.proposal_gradient[i];
-            }
-        }
-        let h1 = if finite {
-            proposal_potential + self.kinetic()
+        let point = &mut self.point;
+        point.position = self.position;
+        point.gradient = self.gradient;
+        point.potential = self.potential;
+        fill_standard_normal(rng, &mut self.normals);
+        point.start(&self.normals, &self.metric, D);
+        let h0 = point.energy;
+        stats.gradient_evaluations =
+            point.leapfrog_steps(eps, self.settings.leapfrog_steps, &self.metric, target, D);
+        let h1 = if point.energy.is_finite() {
+            point.energy
         } else {
             T::INFINITY
         };
@@ -222,17 +209,17 @@ impl<T: Real, const D: usize> Hmc<T, D> {
         stats.energy_error = decision.energy_error;
         stats.divergent = decision.divergent;
         if decision.accepted {
-            core::mem::swap(&mut self.position, &mut self.proposal);
-            core::mem::swap(&mut self.gradient, &mut self.proposal_gradient);
-            self.potential = proposal_potential;
+            self.position = point.position;
+            self.gradient = point.gradient;
+            self.potential = point.potential;
         }
         stats
     }
 }
 
-impl<T: Real, const D: usize> Sampler<T, D> for Hmc<T, D> {
-    type Settings = HmcSettings<T, D>;
-    fn settings(&self) -> &HmcSettings<T, D> {
+impl<T: Real, const D: usize, K: Metric<T, D>> Sampler<T, D> for Hmc<T, D, K> {
+    type Settings = HmcSettings<T>;
+    fn settings(&self) -> &HmcSettings<T> {
         Hmc::settings(self)
     }
     fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
@@ -246,7 +233,7 @@ impl<T: Real, const D: usize> Sampler<T, D> for Hmc<T, D> {
     }
 }
 
-impl<T: Real, const D: usize, P: Potential<T, D>> Step<T, D, P> for Hmc<T, D> {
+impl<T: Real, const D: usize, K: Metric<T, D>, P: Potential<T, D>> Step<T, D, P> for Hmc<T, D, K> {
     type Stats = StepStats<T>;
     fn step<R: Rng + ?Sized>(&mut self, target: &P, rng: &mut R) -> Result<StepStats<T>, Error> {
         Ok(Hmc::step(self, target, rng))

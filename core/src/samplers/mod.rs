@@ -26,7 +26,7 @@ mod sampler;
 pub use amagold::{Amagold, AmagoldSettings, L2mc, MomentumRefresh};
 pub use ensemble::{HmcBfgs, HmcBfgsSettings, MhBfgs, MhBfgsProposal, MhBfgsSettings};
 pub use hamcmc::{Hamcmc, HamcmcSettings, StepSizeSchedule};
-pub use hmc::{Hmc, HmcSettings, InverseMass};
+pub use hmc::{Hmc, HmcSettings};
 pub use metropolis::DIVERGENCE_THRESHOLD;
 pub use nuts::{Nuts, NutsSettings, NutsStats};
 pub use qnhmc::{MemoryUpdate, Qnhmc, QnhmcMass, QnhmcSettings};

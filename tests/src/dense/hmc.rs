@@ -93,21 +93,27 @@ impl DenseHmc {
         let mut u = self.potential;
         let mut evaluations = 0;
         let mut ok = true;
-        r -= &g * (0.5 * eps);
-        for l in 1..=self.leapfrog_steps {
+        // L leapfrog steps with both half kicks (never merged across steps),
+        // ended as a divergence by a non-finite position (not evaluated),
+        // U, ∇U or energy.
+        for _ in 0..self.leapfrog_steps {
+            r -= &g * (0.5 * eps);
             x += (&self.inverse_metric * &r) * eps;
+            if !finite(&x) {
+                ok = false;
+                break;
+            }
             (u, g) = target.value_and_gradient(&x);
             evaluations += 1;
             if !(u.is_finite() && finite(&g)) {
                 ok = false;
                 break;
             }
-            let h = if l == self.leapfrog_steps {
-                0.5 * eps
-            } else {
-                eps
-            };
-            r -= &g * h;
+            r -= &g * (0.5 * eps);
+            if !(u + self.kinetic(&r)).is_finite() {
+                ok = false;
+                break;
+            }
         }
         let h1 = if ok {
             u + self.kinetic(&r)

@@ -161,8 +161,11 @@ impl DenseHmcBfgs {
         let mut u = self.ensemble.u[i];
         let mut evals = 0;
         let mut ok = true;
-        p -= &g * (0.5 * eps);
-        for l in 1..=self.leapfrog_steps {
+        // L leapfrog steps with both half kicks (never merged across steps),
+        // ended as a divergence by a non-finite position (not evaluated),
+        // U, ∇U or energy.
+        for _ in 0..self.leapfrog_steps {
+            p -= &g * (0.5 * eps);
             x += (h * &p) * eps;
             if !finite(&x) {
                 ok = false;
@@ -176,12 +179,11 @@ impl DenseHmcBfgs {
                 ok = false;
                 break;
             }
-            let kick = if l == self.leapfrog_steps {
-                0.5 * eps
-            } else {
-                eps
-            };
-            p -= &g * kick;
+            p -= &g * (0.5 * eps);
+            if !(u + kinetic(&p)).is_finite() {
+                ok = false;
+                break;
+            }
         }
         let h1 = if ok { u + kinetic(&p) } else { f64::INFINITY };
         let d = metropolis(h0, h1, rng);

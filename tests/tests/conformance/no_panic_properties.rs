@@ -78,6 +78,7 @@ use proptest::prelude::{Just, ProptestConfig, Strategy, any, prop_oneof, proptes
 use proptest::test_runner::{FileFailurePersistence, TestCaseError};
 use proptest::{prop_assert, prop_assert_eq};
 use qnmc::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
+use qnmc::metric::DiagonalMetric;
 use qnmc::samplers::DIVERGENCE_THRESHOLD;
 use qnmc::samplers::recipe::{
     Correction, DiagonalRiemannianMetric, MinibatchHessianDiagonal, Psgld, PsgldSettings, Sghmc,
@@ -86,9 +87,8 @@ use qnmc::samplers::recipe::{
 };
 use qnmc::{
     Amagold, AmagoldSettings, Error, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings,
-    HmcSettings, InverseMass, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings,
-    MinibatchPotential, MomentumRefresh, Potential, Qnhmc, QnhmcMass, QnhmcSettings, Real,
-    StepSizeSchedule, StepStats,
+    HmcSettings, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, MinibatchPotential,
+    MomentumRefresh, Potential, Qnhmc, QnhmcMass, QnhmcSettings, Real, StepSizeSchedule, StepStats,
 };
 use rand_core::{Rng, SeedableRng};
 use rand_xorshift::XorShiftRng;
@@ -1011,33 +1011,34 @@ fn hmc_case() -> impl Strategy<Value = HmcCase> {
         })
 }
 
-fn hmc_settings<T: Real>(
+/// The settings, the metric (identity when `diagonal` is None) and whether
+/// both are valid.
+#[allow(clippy::type_complexity)]
+fn hmc_parts<T: Real>(
     step: f64,
     steps: u32,
     diagonal: &Option<[f64; D]>,
-) -> (HmcSettings<T, D>, bool) {
+) -> (HmcSettings<T>, Result<DiagonalMetric<T, D>, Error>, bool) {
     let settings = HmcSettings {
         step_size: T::from_f64(step),
         leapfrog_steps: steps,
-        inverse_mass: match diagonal {
-            None => InverseMass::Identity,
-            Some(d) => InverseMass::Diagonal(to_t(d)),
-        },
     };
-    let valid = positive(settings.step_size)
-        && steps >= 1
-        && match &settings.inverse_mass {
-            InverseMass::Identity => true,
-            InverseMass::Diagonal(d) => d.iter().all(|v| positive(*v)),
-        };
-    (settings, valid)
+    let (metric, metric_valid) = match diagonal {
+        None => (Ok(DiagonalMetric::identity()), true),
+        Some(d) => {
+            let d: [T; D] = to_t(d);
+            (DiagonalMetric::new(&d), d.iter().all(|v| positive(*v)))
+        }
+    };
+    let valid = positive(settings.step_size) && steps >= 1 && metric_valid;
+    (settings, metric, valid)
 }
 
 fn hmc<T: Real>(case: &HmcCase) -> Outcome {
-    let (settings, valid) = hmc_settings::<T>(case.step, case.steps, &case.diagonal);
+    let (settings, metric, valid) = hmc_parts::<T>(case.step, case.steps, &case.diagonal);
     let x0: [T; D] = to_t(&case.x0);
     let target = Scripted::new(&case.common);
-    let built = Hmc::new(settings, x0, &target);
+    let built = metric.and_then(|m| Hmc::with_metric(settings, m, x0, &target));
     let Some(mut s) = check_built(built, valid, finite(&x0), &target.take(), 1)? else {
         return Ok(());
     };
@@ -1069,12 +1070,21 @@ fn hmc<T: Real>(case: &HmcCase) -> Outcome {
                 )?;
             }
             Action::Special(v) => {
-                let diagonal = Some([v, 1.0, v]);
-                let (new, ok) = hmc_settings::<T>(v, 2, &diagonal);
+                let new = HmcSettings {
+                    step_size: T::from_f64(v),
+                    leapfrog_steps: 2,
+                };
                 let old = *s.settings();
                 match s.set_settings(new) {
-                    Ok(()) => prop_assert!(ok && *s.settings() == new),
-                    Err(_) => prop_assert!(!ok && *s.settings() == old),
+                    Ok(()) => prop_assert!(positive(new.step_size) && *s.settings() == new),
+                    Err(_) => prop_assert!(!positive(new.step_size) && *s.settings() == old),
+                }
+                let variances: [T; D] = to_t(&[v, 1.0, v]);
+                let ok = variances.iter().all(|v| positive(*v));
+                let old = s.metric().clone();
+                match s.metric_mut().set_variances(&variances) {
+                    Ok(()) => prop_assert!(ok && s.metric().variances() == &variances),
+                    Err(_) => prop_assert!(!ok && *s.metric() == old),
                 }
             }
         }

@@ -11,8 +11,10 @@
 //! adaptive QNHMC in `reference_chains/hmc.rs`. Measured free-run horizons before the
 //! first 1e-10 mismatch: MH-BFGS on the Gaussian (both proposals) and the
 //! Newton proposal on the logistic regression all 600 updates; HMC-BFGS with
-//! K = 3 on the Gaussian all 600 (two settings), with K = 4 548; HMC-BFGS with
-//! K = 6–8 124 (Gaussian), 43 (logistic), 60 (banana); MH-BFGS random walk on
+//! K = 3 on the Gaussian all 600 (two settings), with K = 4 504; HMC-BFGS with
+//! K = 6–8 122 (Gaussian), 46 (logistic), 60 (banana) (measured with the shared
+//! integrator of `core/src/integrator.rs`; 548, 124, 43 and 60 with the merged
+//! half kicks HMC-BFGS had before); MH-BFGS random walk on
 //! the banana 102 (`free_run_horizon_is_intrinsic` shows two core runs one ulp
 //! apart separate as fast). Each case asserts its measured horizon, rounded
 //! down, so a regression in the agreement is caught. The per-update error grows smoothly from 1e-15
@@ -605,8 +607,9 @@ fn free_run_horizon_is_intrinsic() {
 /// Free runs of HMC-BFGS of ≥ 500 updates: with K = 3 (one pair per metric)
 /// and K = 4 (two pairs) at L = 1–2 on the Gaussian the ensemble feedback is
 /// weak enough for round-off to stay below 1e-10 (core vs a core nudged by one
-/// ulp: ≥ 2000 updates for K = 3, 584 for K = 4 at ε = 1.2, L = 1; core vs
-/// reference: 600 of 600 for K = 3, 548 for K = 4, asserted ≥ 500).
+/// ulp, measured with the earlier merged half kicks: ≥ 2000 updates for K = 3,
+/// 584 for K = 4 at ε = 1.2, L = 1; core vs reference: 600 of 600 for K = 3,
+/// 504 for K = 4 (548 with the merged kicks), asserted ≥ 500).
 #[test]
 fn hmc_bfgs_free_run_small_ensembles() {
     let g = gaussian();

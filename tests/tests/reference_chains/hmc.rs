@@ -20,9 +20,10 @@
 
 use nalgebra::{DMatrix, DVector};
 use qnmc::lbfgs::InitialScaling;
+use qnmc::metric::{DiagonalMetric, Metric};
 use qnmc::{
-    Hamcmc, HamcmcSettings, Hmc, HmcSettings, InverseMass, MemoryUpdate, Potential, Qnhmc,
-    QnhmcMass, QnhmcSettings, StepSizeSchedule, StepStats,
+    Hamcmc, HamcmcSettings, Hmc, HmcSettings, MemoryUpdate, Potential, Qnhmc, QnhmcMass,
+    QnhmcSettings, StepSizeSchedule, StepStats,
 };
 use qnmc_tests::dense::util::dvec;
 use qnmc_tests::dense::{
@@ -172,17 +173,36 @@ const BANANA_X0: [f64; 4] = [0.3, -0.2, 0.1, 0.4];
 // ---------------------------------------------------------------------------
 // HMC.
 
+/// HMC with M = I (`variances` None) or M⁻¹ = diag(`variances`) against the
+/// dense reference.
 fn hmc_chain<P: Potential<f64, D> + DenseTarget, const D: usize>(
     target: &P,
-    settings: HmcSettings<f64, D>,
+    settings: HmcSettings<f64>,
+    variances: Option<[f64; D]>,
     x0: [f64; D],
     seed: u64,
 ) -> Result<Report, String> {
-    let mut core = Hmc::new(settings, x0, target).map_err(|e| e.to_string())?;
-    let inverse_mass = match settings.inverse_mass {
-        InverseMass::Identity => [1.0; D],
-        InverseMass::Diagonal(v) => v,
-    };
+    match variances {
+        None => {
+            let core = Hmc::new(settings, x0, target).map_err(|e| e.to_string())?;
+            compare_hmc_chain(core, target, [1.0; D], x0, seed)
+        }
+        Some(v) => {
+            let metric = DiagonalMetric::new(&v).map_err(|e| e.to_string())?;
+            let core = Hmc::with_metric(settings, metric, x0, target).map_err(|e| e.to_string())?;
+            compare_hmc_chain(core, target, v, x0, seed)
+        }
+    }
+}
+
+fn compare_hmc_chain<P: Potential<f64, D> + DenseTarget, K: Metric<f64, D>, const D: usize>(
+    mut core: Hmc<f64, D, K>,
+    target: &P,
+    inverse_mass: [f64; D],
+    x0: [f64; D],
+    seed: u64,
+) -> Result<Report, String> {
+    let settings = *core.settings();
     let mut reference = DenseHmc::diagonal(
         settings.step_size,
         settings.leapfrog_steps,
@@ -209,26 +229,35 @@ fn hmc_matches_dense_reference() {
     let runs: [(&str, Result<Report, String>); 5] = [
         (
             "gaussian, M = I",
-            hmc_chain(&g, HmcSettings::new(1.4, 5), GAUSSIAN_X0, 1),
+            hmc_chain(&g, HmcSettings::new(1.4, 5), None, GAUSSIAN_X0, 1),
         ),
         ("gaussian, diagonal M⁻¹", {
-            let mut s = HmcSettings::new(1.0, 6);
-            s.inverse_mass = InverseMass::Diagonal([5.0, 4.0, 6.0, 5.0, 5.0, 3.0, 5.0, 7.0]);
-            hmc_chain(&g, s, GAUSSIAN_X0, 2)
+            let s = HmcSettings::new(1.0, 6);
+            hmc_chain(
+                &g,
+                s,
+                Some([5.0, 4.0, 6.0, 5.0, 5.0, 3.0, 5.0, 7.0]),
+                GAUSSIAN_X0,
+                2,
+            )
         }),
         (
             "logistic, M = I",
-            hmc_chain(&l, HmcSettings::new(0.3, 6), LOGISTIC_X0, 3),
+            hmc_chain(&l, HmcSettings::new(0.3, 6), None, LOGISTIC_X0, 3),
         ),
         ("logistic, diagonal M⁻¹", {
-            let mut s = HmcSettings::new(0.6, 5);
-            s.inverse_mass = InverseMass::Diagonal([0.3, 0.2, 0.25, 0.2, 0.3, 0.15]);
-            hmc_chain(&l, s, LOGISTIC_X0, 4)
+            let s = HmcSettings::new(0.6, 5);
+            hmc_chain(
+                &l,
+                s,
+                Some([0.3, 0.2, 0.25, 0.2, 0.3, 0.15]),
+                LOGISTIC_X0,
+                4,
+            )
         }),
         ("banana, diagonal M⁻¹", {
-            let mut s = HmcSettings::new(0.4, 6);
-            s.inverse_mass = InverseMass::Diagonal([2.0, 1.0, 2.0, 1.0]);
-            hmc_chain(&b, s, BANANA_X0, 5)
+            let s = HmcSettings::new(0.4, 6);
+            hmc_chain(&b, s, Some([2.0, 1.0, 2.0, 1.0]), BANANA_X0, 5)
         }),
     ];
     for (label, run) in runs {
@@ -800,7 +829,7 @@ fn a_wrong_reference_is_detected() {
     let settings = HamcmcSettings::new(StepSizeSchedule::Constant(0.02), 0.004, 1.0);
     assert!(hamcmc_chain::<6, 4>(&model, settings, [0.0; 6], 1, 3).is_err());
     // Same reference, different seed.
-    assert!(hmc_chain(&g, HmcSettings::new(0.9, 5), GAUSSIAN_X0, 1).is_ok());
+    assert!(hmc_chain(&g, HmcSettings::new(0.9, 5), None, GAUSSIAN_X0, 1).is_ok());
     let mut core = Hmc::new(HmcSettings::new(0.9, 5), GAUSSIAN_X0, &g).unwrap();
     let mut reference = DenseHmc::diagonal(0.9, 5, &[1.0; 8], dvec(&GAUSSIAN_X0), &g);
     let (mut rc, mut rr) = (rng(1), rng(2));

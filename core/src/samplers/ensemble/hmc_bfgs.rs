@@ -2,9 +2,9 @@
 
 use rand_core::Rng;
 
-use super::{Ensemble, accept_or_reject, paper_curvature, validate_metric};
+use super::{Ensemble, InverseHessianMetric, accept_or_reject, paper_curvature, validate_metric};
 use crate::error::{Error, require_positive};
-use crate::kernels::{all_finite, dot};
+use crate::integrator::PhasePoint;
 use crate::lbfgs::{CurvaturePolicy, InitialScaling};
 use crate::random::fill_standard_normal;
 use crate::real::Real;
@@ -57,8 +57,9 @@ impl<T: Real> HmcBfgsSettings<T> {
 /// One `step` updates chain [`next_chain`](Self::next_chain) (round-robin):
 /// 1. build H from the other chains;
 /// 2. p = C z with C Cᵀ = B ([`LbfgsMemory::apply_sqrt_hessian`]), so p ~ N(0, B);
-/// 3. L leapfrog steps of eq. 3–5 with kinetic energy ½ pᵀHp (eq. 15):
-///    p ← p − (ε/2)∇U; L × { x ← x + ε H p; p ← p − ε∇U } with the last kick halved;
+/// 3. L leapfrog steps of eq. 3–5 with kinetic energy ½ pᵀHp (eq. 15), those of
+///    the shared integrator with M⁻¹ = H: L × { p ← p − (ε/2)∇U; x ← x + ε H p;
+///    p ← p − (ε/2)∇U };
 /// 4. accept with probability min(1, exp(H₀ − H₁)), H = U + ½ pᵀHp.
 ///
 /// Random numbers per step: D standard normals
@@ -71,11 +72,8 @@ impl<T: Real> HmcBfgsSettings<T> {
 pub struct HmcBfgs<T, const D: usize, const K: usize, const M: usize> {
     settings: HmcBfgsSettings<T>,
     ensemble: Ensemble<T, D, K, M>,
-    z: [T; D],
-    momentum: [T; D],
-    velocity: [T; D],
-    proposal: [T; D],
-    proposal_gradient: [T; D],
+    normals: [T; D],
+    point: PhasePoint<T, D>,
 }
 
 impl<T: Real, const D: usize, const K: usize, const M: usize> HmcBfgs<T, D, K, M> {
@@ -95,20 +93,9 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> HmcBfgs<T, D, K, M
                 initial_positions,
                 target,
             )?,
-            z: [T::ZERO; D],
-            momentum: [T::ZERO; D],
-            velocity: [T::ZERO; D],
-            proposal: [T::ZERO; D],
-            proposal_gradient: [T::ZERO; D],
+            normals: [T::ZERO; D],
+            point: PhasePoint::zero(),
         })
-    }
-
-    /// ½ pᵀHp of `self.momentum`, with H p left in `self.velocity`.
-    fn kinetic(&mut self) -> T {
-        self.ensemble
-            .memory
-            .apply_inverse_hessian(&self.momentum, &mut self.velocity);
-        T::HALF * dot(&self.momentum, &self.velocity)
     }
 
     /// Updates chain [`next_chain`](Self::next_chain) and moves the cursor on.
@@ -119,60 +106,31 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> HmcBfgs<T, D, K, M
         rng: &mut R,
     ) -> StepStats<T> {
         let eps = self.settings.step_size;
-        let half = T::HALF * eps;
         let mut stats = StepStats::new(eps);
         let chain = self.ensemble.take_next();
-        let Some((x, g, mut potential)) = self.ensemble.state(chain) else {
+        let Some((x, g, potential)) = self.ensemble.state(chain) else {
             return stats;
         };
-        self.proposal = *x;
-        self.proposal_gradient = *g;
+        let point = &mut self.point;
+        point.position = *x;
+        point.gradient = *g;
+        point.potential = potential;
         stats.pairs_skipped = self.ensemble.build_metric(chain);
 
-        fill_standard_normal(rng, &mut self.z);
-        self.ensemble
-            .memory
-            .apply_sqrt_hessian(&self.z, &mut self.momentum);
-        let h0 = potential + self.kinetic();
-
-        for i in 0..D {
-            self.momentum[i] -= half * self.proposal_gradient[i];
-        }
-        let mut finite = true;
-        for l in 1..=self.settings.leapfrog_steps {
-            self.ensemble
-                .memory
-                .apply_inverse_hessian(&self.momentum, &mut self.velocity);
-            for i in 0..D {
-                self.proposal[i] += eps * self.velocity[i];
-            }
-            if !all_finite(&self.proposal) {
-                finite = false;
-                break;
-            }
-            potential = target.potential_and_gradient(&self.proposal, &mut self.proposal_gradient);
-            stats.gradient_evaluations += 1;
-            if !potential.is_finite() || !all_finite(&self.proposal_gradient) {
-                finite = false;
-                break;
-            }
-            let kick = if l == self.settings.leapfrog_steps {
-                half
-            } else {
-                eps
-            };
-            for i in 0..D {
-                self.momentum[i] -= kick * self.proposal_gradient[i];
-            }
-        }
-        let h1 = if finite {
-            potential + self.kinetic()
+        fill_standard_normal(rng, &mut self.normals);
+        let metric = InverseHessianMetric::new(&mut self.ensemble.memory);
+        point.start(&self.normals, &metric, D);
+        let h0 = point.energy;
+        stats.gradient_evaluations =
+            point.leapfrog_steps(eps, self.settings.leapfrog_steps, &metric, target, D);
+        let h1 = if point.energy.is_finite() {
+            point.energy
         } else {
             T::INFINITY
         };
         if accept_or_reject(h0, h1, rng, &mut stats) {
             self.ensemble
-                .set_state(chain, &self.proposal, &self.proposal_gradient, potential);
+                .set_state(chain, &point.position, &point.gradient, point.potential);
         }
         stats
     }

@@ -215,6 +215,7 @@ use rand_core::Rng;
 use crate::error::{Error, require_positive};
 use crate::kernels::{all_finite, difference};
 use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
+use crate::metric::Metric;
 use crate::real::Real;
 use crate::samplers::metropolis::metropolis;
 use crate::stats::StepStats;
@@ -269,6 +270,33 @@ pub(crate) fn accept_or_reject<T: Real, R: Rng + ?Sized>(
     stats.energy_error = decision.energy_error;
     stats.divergent = decision.divergent;
     decision.accepted
+}
+
+/// HMC-BFGS's metric: M⁻¹ = H, the memory's inverse Hessian, with momenta
+/// p = C z (C Cᵀ = B = H⁻¹). Built only through [`new`](Self::new), which
+/// brings the product-form factors up to date; the shared borrow keeps them
+/// so while the metric lives.
+pub(crate) struct InverseHessianMetric<'a, T, const D: usize, const M: usize> {
+    memory: &'a LbfgsMemory<T, D, M>,
+}
+
+impl<'a, T: Real, const D: usize, const M: usize> InverseHessianMetric<'a, T, D, M> {
+    pub(crate) fn new(memory: &'a mut LbfgsMemory<T, D, M>) -> Self {
+        memory.refresh_factors();
+        InverseHessianMetric { memory }
+    }
+}
+
+impl<T: Real, const D: usize, const M: usize> Metric<T, D> for InverseHessianMetric<'_, T, D, M> {
+    #[inline]
+    fn momentum_from_normals(&self, z: &[T; D], p: &mut [T; D]) {
+        self.memory.apply_sqrt_hessian_refreshed(z, p);
+    }
+
+    #[inline]
+    fn velocity(&self, p: &[T; D], v: &mut [T; D]) {
+        self.memory.apply_inverse_hessian(p, v);
+    }
 }
 
 /// Checks `K ≥ 3` and `M ≥ K − 2`, and builds the metric memory.

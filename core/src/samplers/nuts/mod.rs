@@ -51,11 +51,12 @@ mod trajectory;
 
 pub use settings::{DEFAULT_MAX_TREE_DEPTH, NutsSettings, NutsStats};
 use trajectory::{
-    PhasePoint, Sample, Span, Subtree, Tally, Weights, copy_leading, kinetic_energy,
-    leaf_pair_is_valid, merge_is_valid, merge_spans_valid, two_mut,
+    Sample, Span, Subtree, Tally, Weights, leaf_pair_is_valid, merge_is_valid, merge_spans_valid,
+    two_mut,
 };
 
 use crate::error::{Error, require_positive};
+use crate::integrator::{PhasePoint, copy_leading};
 use crate::kernels::at_length;
 use crate::metric::Metric;
 use crate::random::fill_standard_normal_ziggurat;
@@ -396,14 +397,8 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             copy_leading(&mut point.position, &state.position, n);
             copy_leading(&mut point.gradient, &state.gradient, n);
             point.potential = state.potential;
-            self.metric
-                .momentum_from_normals_leading(&self.normals, &mut point.momentum, n);
-            self.metric
-                .velocity_leading(&point.momentum, &mut point.velocity, n);
-            self.metric
-                .velocity_leading(&point.gradient, &mut point.gradient_velocity, n);
-            let h0 =
-                point.potential + kinetic_energy(&self.metric, &point.momentum, &point.velocity, n);
+            point.start(&self.normals, &self.metric, n);
+            let h0 = point.energy;
             if point.leapfrog(eps, &self.metric, target, n) {
                 evaluations += 1;
             }
@@ -466,14 +461,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
             copy_leading(&mut start.position, &state.position, n);
             copy_leading(&mut start.gradient, &state.gradient, n);
             start.potential = state.potential;
-            self.metric
-                .momentum_from_normals_leading(&self.normals, &mut start.momentum, n);
-            self.metric
-                .velocity_leading(&start.momentum, &mut start.velocity, n);
-            self.metric
-                .velocity_leading(&start.gradient, &mut start.gradient_velocity, n);
-            start.energy =
-                start.potential + kinetic_energy(&self.metric, &start.momentum, &start.velocity, n);
+            start.start(&self.normals, &self.metric, n);
         }
         let h0 = self.backward.energy;
         self.state_mut().energy = h0;

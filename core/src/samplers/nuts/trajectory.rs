@@ -3,96 +3,12 @@
 //! and the counters of one transition. The tree that uses them is built in
 //! [`Nuts`](super::Nuts)'s `step`.
 
+use crate::integrator::{PhasePoint, copy_leading};
+use crate::kernels::at_length;
 #[cfg(doc)]
 use crate::kernels::dot_wide;
-use crate::kernels::lanes::{kick_and_drift_lanes, leaf_pair_lanes, merge_lanes};
-use crate::kernels::{at_length, half_kick_and_kinetic_energy_leading};
-use crate::metric::Metric;
+use crate::kernels::lanes::{leaf_pair_lanes, merge_lanes};
 use crate::real::Real;
-use crate::target::Potential;
-
-/// A point of the trajectory with everything the next leapfrog step needs.
-#[derive(Debug, Clone)]
-#[cfg_attr(target_arch = "x86_64", repr(C, align(64)))]
-pub(super) struct PhasePoint<T, const D: usize> {
-    pub(super) position: [T; D],
-    pub(super) momentum: [T; D],
-    pub(super) gradient: [T; D],
-    /// v = M⁻¹ p.
-    pub(super) velocity: [T; D],
-    /// w = M⁻¹ ∇U.
-    pub(super) gradient_velocity: [T; D],
-    pub(super) potential: T,
-    pub(super) energy: T,
-}
-
-crate::in_place::zero_valid!(impl[T: Real, const D: usize] PhasePoint<T, D> { position, momentum, gradient, velocity, gradient_velocity, potential, energy });
-
-impl<T: Real, const D: usize> PhasePoint<T, D> {
-    pub(super) fn zero() -> Self {
-        PhasePoint {
-            position: [T::ZERO; D],
-            momentum: [T::ZERO; D],
-            gradient: [T::ZERO; D],
-            velocity: [T::ZERO; D],
-            gradient_velocity: [T::ZERO; D],
-            potential: T::ZERO,
-            energy: T::ZERO,
-        }
-    }
-
-    /// One leapfrog step of signed size `h`. Returns `false` (without
-    /// evaluating the target) when the new position is not finite; otherwise
-    /// `energy` is set, NaN or ±∞ when U or ∇U was not finite.
-    #[inline(always)]
-    pub(super) fn leapfrog<K: Metric<T, D>, P: Potential<T, D>>(
-        &mut self,
-        h: T,
-        metric: &K,
-        target: &P,
-        n: usize,
-    ) -> bool {
-        let half = T::HALF * h;
-        let drift = kick_and_drift_lanes(
-            half,
-            h,
-            &self.gradient,
-            &self.gradient_velocity,
-            &mut self.momentum,
-            &mut self.velocity,
-            &mut self.position,
-            n,
-        );
-        if (drift[0] + drift[1]) + (drift[2] + drift[3]) != T::ZERO {
-            self.energy = T::INFINITY;
-            return false;
-        }
-        self.potential = target.potential_and_gradient(&self.position, &mut self.gradient);
-        metric.velocity_leading(&self.gradient, &mut self.gradient_velocity, n);
-        self.energy = self.potential
-            + half_kick_and_kinetic_energy_leading(
-                half,
-                &self.gradient,
-                &self.gradient_velocity,
-                &mut self.momentum,
-                &mut self.velocity,
-                n,
-            );
-        true
-    }
-
-    /// `self` ← `other` on the first `n` coordinates (the rest stays zero).
-    #[inline]
-    pub(super) fn copy_leading(&mut self, other: &Self, n: usize) {
-        copy_leading(&mut self.position, &other.position, n);
-        copy_leading(&mut self.momentum, &other.momentum, n);
-        copy_leading(&mut self.gradient, &other.gradient, n);
-        copy_leading(&mut self.velocity, &other.velocity, n);
-        copy_leading(&mut self.gradient_velocity, &other.gradient_velocity, n);
-        self.potential = other.potential;
-        self.energy = other.energy;
-    }
-}
 
 /// A drawn state: what the chain moves to.
 #[derive(Debug, Clone)]
@@ -232,34 +148,6 @@ pub(super) fn merge_spans_valid<T: Real, const D: usize>(
         &b.velocity_end,
         n,
     )
-}
-
-/// K = ½ p·v on the first `n` coordinates: the metric's own
-/// [`Metric::kinetic_energy`] when n = D, else the same [`dot_wide`] sum on
-/// the first n entries (bit for bit that of a sampler of size n).
-#[inline]
-pub(super) fn kinetic_energy<T: Real, const D: usize, K: Metric<T, D>>(
-    metric: &K,
-    p: &[T; D],
-    v: &[T; D],
-    n: usize,
-) -> T {
-    if n >= D {
-        metric.kinetic_energy(p, v)
-    } else {
-        T::HALF * crate::kernels::dot_wide_slice(&p[..n], &v[..n])
-    }
-}
-
-/// `dst[..n]` ← `src[..n]` (n at most D): the coordinates a sampler of
-/// dimension n moves; the rest stays zero.
-#[inline]
-pub(super) fn copy_leading<T: Copy, const D: usize>(dst: &mut [T; D], src: &[T; D], n: usize) {
-    if n >= D {
-        *dst = *src;
-    } else {
-        dst[..n].copy_from_slice(&src[..n]);
-    }
 }
 
 /// The leaves' multinomial weights exp(H₀ − H), kept in linear space

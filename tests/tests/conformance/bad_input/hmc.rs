@@ -28,9 +28,8 @@ use std::cell::Cell;
 use qnmc::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
 use qnmc::metric::{DenseMetric, DiagonalMetric, IdentityMetric, LbfgsMetric, Metric};
 use qnmc::{
-    Error, Hamcmc, HamcmcSettings, Hmc, HmcSettings, InverseMass, MemoryUpdate, MinibatchPotential,
-    Nuts, NutsSettings, Potential, Qnhmc, QnhmcMass, QnhmcSettings, Real, StepSizeSchedule,
-    StepStats,
+    Error, Hamcmc, HamcmcSettings, Hmc, HmcSettings, MemoryUpdate, MinibatchPotential, Nuts,
+    NutsSettings, Potential, Qnhmc, QnhmcMass, QnhmcSettings, Real, StepSizeSchedule, StepStats,
 };
 use rand_core::{Rng, SeedableRng};
 use rand_xorshift::XorShiftRng;
@@ -239,17 +238,22 @@ const VARIANCES: [f64; 5] = [1.0, 2.0, 0.5, 4.0, 1.5];
 fn hmc_invalid_settings<T: Real>() {
     let target = Faulty::clean(VARIANCES);
     let x0 = [T::ZERO; 5];
-    let build = |s: HmcSettings<T, 5>| no_panic("Hmc::new", || Hmc::new(s, x0, &target));
+    let build = |s: HmcSettings<T>, variances: [T; 5]| {
+        no_panic("Hmc::with_metric", || {
+            DiagonalMetric::new(&variances).and_then(|m| Hmc::with_metric(s, m, x0, &target))
+        })
+    };
+    let ones = [T::ONE; 5];
 
     for bad in not_positive::<T>() {
         assert_invalid(
-            build(HmcSettings::new(bad, 5)),
+            build(HmcSettings::new(bad, 5), ones),
             "step_size",
             &format!("ε = {bad}"),
         );
     }
     assert_invalid(
-        build(HmcSettings::new(T::HALF, 0)),
+        build(HmcSettings::new(T::HALF, 0), ones),
         "leapfrog_steps",
         "L = 0",
     );
@@ -257,30 +261,43 @@ fn hmc_invalid_settings<T: Real>() {
         for slot in [0, 2, 4] {
             let mut values = [T::ONE; 5];
             values[slot] = bad;
-            let mut s = HmcSettings::new(T::HALF, 5);
-            s.inverse_mass = InverseMass::Diagonal(values);
-            assert_invalid(build(s), "inverse_mass", &format!("M⁻¹[{slot}] = {bad}"));
+            assert_invalid(
+                build(HmcSettings::new(T::HALF, 5), values),
+                "variances",
+                &format!("M⁻¹[{slot}] = {bad}"),
+            );
         }
     }
     // The boundary of each rule is accepted.
-    let mut s = HmcSettings::new(T::from_f64(1e-30), 1);
-    s.inverse_mass = InverseMass::Diagonal([T::from_f64(1e-30); 5]);
-    assert!(build(s).is_ok());
-    assert!(build(HmcSettings::new(T::from_f64(1e30), u32::MAX)).is_ok());
+    assert!(
+        build(
+            HmcSettings::new(T::from_f64(1e-30), 1),
+            [T::from_f64(1e-30); 5]
+        )
+        .is_ok()
+    );
+    assert!(build(HmcSettings::new(T::from_f64(1e30), u32::MAX), ones).is_ok());
 
-    // set_settings: an Err keeps the old settings, and the chain is unaffected.
-    let mut good = HmcSettings::new(T::from_f64(0.3), 4);
-    good.inverse_mass = InverseMass::Diagonal([T::from_f64(0.7); 5]);
-    let mut hmc = build(good).unwrap();
+    // set_settings and set_variances: an Err keeps the old settings and
+    // metric, and the chain is unaffected.
+    let good = HmcSettings::new(T::from_f64(0.3), 4);
+    let good_variances = [T::from_f64(0.7); 5];
+    let mut hmc = build(good, good_variances).unwrap();
     let reference = hmc.clone();
     let mut bads = Vec::new();
     for bad in not_positive::<T>() {
         let mut s = good;
         s.step_size = bad;
         bads.push((s, "step_size"));
-        let mut s = good;
-        s.inverse_mass = InverseMass::Diagonal([T::ONE, T::ONE, bad, T::ONE, T::ONE]);
-        bads.push((s, "inverse_mass"));
+        assert_invalid(
+            no_panic("set_variances", || {
+                hmc.metric_mut()
+                    .set_variances(&[T::ONE, T::ONE, bad, T::ONE, T::ONE])
+            }),
+            "variances",
+            "set_variances",
+        );
+        assert_eq!(hmc.metric().variances(), &good_variances);
     }
     let mut s = good;
     s.leapfrog_steps = 0;
@@ -588,7 +605,7 @@ trait MhSampler<T: Real>: Clone {
     fn replay_comparable(&self) -> bool;
 }
 
-impl<T: Real> MhSampler<T> for Hmc<T, 5> {
+impl<T: Real, K: Metric<T, 5> + Clone> MhSampler<T> for Hmc<T, 5, K> {
     fn mh_step(&mut self, target: &Faulty<5>, rng: &mut XorShiftRng) -> StepStats<T> {
         self.step(target, rng)
     }
@@ -788,12 +805,12 @@ fn check_mh_sampler<T: Real, S: MhSampler<T>>(
     }
 }
 
-fn hmc_builders<T: Real>() -> Vec<(&'static str, HmcSettings<T, 5>)> {
+/// The identity-metric settings, and the diagonal ones with their metric.
+fn hmc_builders<T: Real>() -> (HmcSettings<T>, HmcSettings<T>, DiagonalMetric<T, 5>) {
     let identity = HmcSettings::new(T::from_f64(0.3), 5);
-    let mut diagonal = identity;
-    diagonal.inverse_mass = InverseMass::Diagonal(VARIANCES.map(T::from_f64));
-    diagonal.step_size = T::from_f64(0.5);
-    vec![("Hmc identity", identity), ("Hmc diagonal", diagonal)]
+    let diagonal = HmcSettings::new(T::from_f64(0.5), 5);
+    let metric = DiagonalMetric::new(&VARIANCES.map(T::from_f64)).unwrap();
+    (identity, diagonal, metric)
 }
 
 fn qnhmc_builders<T: Real>() -> Vec<(String, QnhmcSettings<T>)> {
@@ -812,20 +829,22 @@ fn qnhmc_builders<T: Real>() -> Vec<(String, QnhmcSettings<T>)> {
 
 #[test]
 fn hmc_divergences_f64() {
-    for (name, s) in hmc_builders::<f64>() {
-        let build = |t: &Faulty<5>| Hmc::new(s, [0.0; 5], t).unwrap();
-        check_mh_sampler(build, 5, name, &MH_FAULTS, &MH_TRIGGERS);
-    }
+    let (identity, diagonal, metric) = hmc_builders::<f64>();
+    let build = |t: &Faulty<5>| Hmc::new(identity, [0.0; 5], t).unwrap();
+    check_mh_sampler(build, 5, "Hmc identity", &MH_FAULTS, &MH_TRIGGERS);
+    let build = |t: &Faulty<5>| Hmc::with_metric(diagonal, metric.clone(), [0.0; 5], t).unwrap();
+    check_mh_sampler(build, 5, "Hmc diagonal", &MH_FAULTS, &MH_TRIGGERS);
 }
 
 #[test]
 fn hmc_divergences_f32() {
-    for (name, s) in hmc_builders::<f32>() {
-        let build = |t: &Faulty<5>| Hmc::new(s, [0.0; 5], t).unwrap();
-        let faults = [Fault::NanPotential, Fault::PosInfGradient];
-        let triggers = [Trigger::From(1), Trigger::Pseudo(11), Trigger::Region(0.8)];
-        check_mh_sampler(build, 5, name, &faults, &triggers);
-    }
+    let (identity, diagonal, metric) = hmc_builders::<f32>();
+    let faults = [Fault::NanPotential, Fault::PosInfGradient];
+    let triggers = [Trigger::From(1), Trigger::Pseudo(11), Trigger::Region(0.8)];
+    let build = |t: &Faulty<5>| Hmc::new(identity, [0.0; 5], t).unwrap();
+    check_mh_sampler(build, 5, "Hmc identity", &faults, &triggers);
+    let build = |t: &Faulty<5>| Hmc::with_metric(diagonal, metric.clone(), [0.0; 5], t).unwrap();
+    check_mh_sampler(build, 5, "Hmc diagonal", &faults, &triggers);
 }
 
 #[test]

@@ -14,9 +14,8 @@ use std::hint::black_box;
 use qnmc::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
 use qnmc::metric::{DenseMetric, DiagonalMetric, IdentityMetric, LbfgsMetric, Metric};
 use qnmc::{
-    FullBatch, Hamcmc, HamcmcSettings, Hmc, HmcSettings, InverseMass, MemoryUpdate,
-    MinibatchPotential, Nuts, NutsSettings, Potential, Qnhmc, QnhmcMass, QnhmcSettings, Real,
-    StepSizeSchedule,
+    FullBatch, Hamcmc, HamcmcSettings, Hmc, HmcSettings, MemoryUpdate, MinibatchPotential, Nuts,
+    NutsSettings, Potential, Qnhmc, QnhmcMass, QnhmcSettings, Real, StepSizeSchedule,
 };
 use qnmc_host::targets::{CorrelatedGaussian, LinearGaussianModel};
 use qnmc_tests::heap::count_heap;
@@ -60,8 +59,8 @@ fn counter_sees_allocations() {
 
 /// Runs `steps` MH steps in the measured region and returns the number of
 /// acceptances (so a sampler that silently did nothing would show up).
-fn hmc_region<T: Real, const D: usize, P: Potential<T, D>>(
-    sampler: &mut Hmc<T, D>,
+fn hmc_region<T: Real, const D: usize, K: Metric<T, D>, P: Potential<T, D>>(
+    sampler: &mut Hmc<T, D, K>,
     target: &P,
     rng: &mut XorShiftRng,
 ) -> (usize, usize) {
@@ -117,9 +116,9 @@ fn hmc_identity_and_diagonal_do_not_allocate() {
     assert_eq!(n, 0, "HMC (identity mass) allocated {n} times");
     assert!(accepted > 100, "HMC accepted only {accepted}");
 
-    let mut settings = HmcSettings::new(0.5, 10);
-    settings.inverse_mass = InverseMass::Diagonal([5.0; 100]);
-    let mut hmc = Hmc::<f64, 100>::new(settings, [1.0; 100], &target).unwrap();
+    let settings = HmcSettings::new(0.5, 10);
+    let metric = DiagonalMetric::new(&[5.0; 100]).unwrap();
+    let mut hmc = Hmc::with_metric(settings, metric, [1.0; 100], &target).unwrap();
     let (n, accepted) = hmc_region(&mut hmc, &target, &mut rng);
     assert_eq!(n, 0, "HMC (diagonal mass) allocated {n} times");
     assert!(accepted > 100, "HMC accepted only {accepted}");
@@ -131,6 +130,8 @@ fn hmc_identity_and_diagonal_do_not_allocate() {
         assert!(hmc.set_settings(s).is_ok());
         s.step_size = f64::NAN;
         assert!(hmc.set_settings(s).is_err());
+        assert!(hmc.metric_mut().set_variances(&[4.0; 100]).is_ok());
+        assert!(hmc.metric_mut().set_variances(&[f64::NAN; 100]).is_err());
     });
     assert_eq!(n, 0);
 

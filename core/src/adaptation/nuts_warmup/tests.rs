@@ -1,0 +1,376 @@
+use super::*;
+use crate::adaptation::{
+    DiagonalEstimator, IdentityEstimator, LbfgsEstimator, LbfgsEstimatorSettings,
+};
+use crate::metric::{DiagonalMetric, IdentityMetric, LbfgsMetric};
+use rand_core::SeedableRng;
+use rand_xorshift::XorShiftRng;
+
+struct StandardNormal;
+
+impl Potential<f64, 2> for StandardNormal {
+    fn potential_and_gradient(&self, x: &[f64; 2], g: &mut [f64; 2]) -> f64 {
+        *g = *x;
+        0.5 * (x[0] * x[0] + x[1] * x[1])
+    }
+}
+
+/// Warm-up draws run (counted by the caller and reported by the chain),
+/// and the dual-averaging updates since its last restart.
+fn warmup<E: MetricEstimator<f64, 2>>(metric: E::Metric, estimator: E, early: u32) -> [u64; 3] {
+    let schedule = WarmupSchedule::stan(500).unwrap();
+    let mut chain = AdaptiveNuts::<f64, 2, E>::new(
+        NutsSettings::new(0.5),
+        schedule,
+        metric,
+        estimator,
+        [0.3, -0.2],
+        &StandardNormal,
+    )
+    .unwrap();
+    chain.set_early_end(early);
+    let mut rng = XorShiftRng::seed_from_u64(7);
+    let mut n = 0;
+    while chain.is_warming_up() && n < 1000 {
+        chain.step(&StandardNormal, &mut rng);
+        n += 1;
+    }
+    [n, chain.warmup_draws(), chain.dual.iterations()]
+}
+
+/// Stan's windows for 500 draws end after draws 100, 150 and 450. The
+/// identity estimator keeps the metric at every window end: dual averaging
+/// is never restarted, and after k kept windows only the terminal buffer
+/// (50 draws) follows.
+#[test]
+fn kept_windows_end_the_warmup_early() {
+    let identity = |k| warmup(IdentityMetric, IdentityEstimator, k);
+    assert_eq!(identity(0), [500, 500, 500]);
+    assert_eq!(identity(1), [150, 150, 150]);
+    assert_eq!(identity(2), [200, 200, 200]);
+    // The third window ends at 450: its terminal buffer ends where the
+    // schedule does.
+    assert_eq!(identity(3), [500, 500, 500]);
+}
+
+/// A window whose trees reach the maximum depth is not quiet, so it
+/// never counts towards the early end, even when it keeps the metric:
+/// with depth 1 every draw of the identity metric's chain reaches it.
+#[test]
+fn troubled_windows_never_end_the_warmup_early() {
+    for max_depth in [1, 10] {
+        let mut settings = NutsSettings::new(0.5);
+        settings.max_tree_depth = max_depth;
+        let mut chain = AdaptiveNuts::<f64, 2, IdentityEstimator>::new(
+            settings,
+            WarmupSchedule::stan(500).unwrap(),
+            IdentityMetric,
+            IdentityEstimator,
+            [0.3, -0.2],
+            &StandardNormal,
+        )
+        .unwrap();
+        chain.set_early_end(1);
+        let mut rng = XorShiftRng::seed_from_u64(7);
+        let (mut n, mut deep) = (0, 0);
+        while chain.is_warming_up() && n < 1000 {
+            deep += chain.step(&StandardNormal, &mut rng).reached_max_depth as u32;
+            n += 1;
+        }
+        let expected = if max_depth == 1 { 500 } else { 150 };
+        assert_eq!(
+            (n, chain.warmup_draws()),
+            (expected, expected),
+            "depth {max_depth}"
+        );
+        if max_depth == 1 {
+            assert!(deep > 250, "{deep}");
+        }
+    }
+}
+
+/// U = ½‖x‖² plus a wall 10⁴·(x₀ − 1)² beyond x₀ = 1: trajectories that
+/// run into it diverge.
+struct Wall;
+
+impl Potential<f64, 2> for Wall {
+    fn potential_and_gradient(&self, x: &[f64; 2], g: &mut [f64; 2]) -> f64 {
+        let over = (x[0] - 1.0).max(0.0);
+        *g = [x[0] + 2e4 * over, x[1]];
+        0.5 * (x[0] * x[0] + x[1] * x[1]) + 1e4 * over * over
+    }
+}
+
+/// Final step size, and the divergent draws of the last slow window
+/// (draws 151–450 of Stan's 500-draw schedule), of an identity-metric
+/// chain on `target` with divergence target `delta`.
+fn final_step_size<P: Potential<f64, 2>>(target: &P, delta: Option<f64>, seed: u64) -> (f64, u32) {
+    let mut chain = AdaptiveNuts::<f64, 2, IdentityEstimator>::new(
+        NutsSettings::new(0.5),
+        WarmupSchedule::stan(500).unwrap(),
+        IdentityMetric,
+        IdentityEstimator,
+        [0.3, -0.2],
+        target,
+    )
+    .unwrap();
+    chain.set_divergence_target(delta).unwrap();
+    let mut rng = XorShiftRng::seed_from_u64(seed);
+    let mut last_window_divergent = 0;
+    for draw in 1..=500 {
+        let stats = chain.step(target, &mut rng);
+        if (151..=450).contains(&draw) && stats.divergent {
+            last_window_divergent += 1;
+        }
+    }
+    assert!(!chain.is_warming_up());
+    (chain.final_step_size(), last_window_divergent)
+}
+
+/// Where the last slow window diverged in at least 1 in 50 draws, the
+/// divergence target lowers the final step size (δ 0.8 → 0.99); where it
+/// did not (a Gaussian), the chain is bit for bit the chain without it.
+#[test]
+fn a_diverging_last_window_raises_the_target_acceptance() {
+    for seed in [1, 2, 3] {
+        let (plain, divergent) = final_step_size(&Wall, None, seed);
+        let (raised, _) = final_step_size(&Wall, Some(0.99), seed);
+        assert!(divergent >= 6, "seed {seed}: {divergent} divergent draws");
+        assert!(raised < 0.8 * plain, "seed {seed}: {raised} vs {plain}");
+        let (plain, divergent) = final_step_size(&StandardNormal, None, seed);
+        let (same, _) = final_step_size(&StandardNormal, Some(0.99), seed);
+        assert_eq!(divergent, 0);
+        assert_eq!(plain.to_bits(), same.to_bits(), "seed {seed}");
+    }
+}
+
+#[test]
+fn a_divergence_target_outside_zero_one_is_refused() {
+    let mut chain = AdaptiveNuts::<f64, 2, IdentityEstimator>::new(
+        NutsSettings::new(0.5),
+        WarmupSchedule::stan(500).unwrap(),
+        IdentityMetric,
+        IdentityEstimator,
+        [0.3, -0.2],
+        &StandardNormal,
+    )
+    .unwrap();
+    chain.set_divergence_target(Some(0.9)).unwrap();
+    for bad in [0.0, 1.0, -0.5, 1.5, f64::NAN, f64::INFINITY] {
+        assert!(chain.set_divergence_target(Some(bad)).is_err(), "{bad}");
+        assert_eq!(chain.divergence_target, 0.9);
+    }
+    chain.set_divergence_target(None).unwrap();
+    assert_eq!(chain.divergence_target, 0.0);
+}
+
+/// The diagonal estimator replaces the metric at every window end: dual
+/// averaging restarts there (the last restart after draw 450 leaves 50
+/// updates) and the warm-up never ends early.
+#[test]
+fn replaced_metrics_restart_the_step_size_and_never_end_early() {
+    for early in [0, 1, 2] {
+        let metric = DiagonalMetric::new(&[1.0, 1.0]).unwrap();
+        let got = warmup(metric, DiagonalEstimator::new(), early);
+        assert_eq!(got, [500, 500, 50], "early end after {early}");
+    }
+}
+
+/// A badly scaled, correlated 7-D Gaussian: U = ½ Σᵢ (xᵢ − xᵢ₋₁/2)²/sᵢ².
+struct Chained;
+
+impl Potential<f64, 7> for Chained {
+    fn potential_and_gradient(&self, x: &[f64; 7], g: &mut [f64; 7]) -> f64 {
+        let scale = |i: usize| 0.3 * (i as f64 + 1.0);
+        let mut u = 0.0;
+        *g = [0.0; 7];
+        for i in 0..7 {
+            let r = x[i] - if i > 0 { 0.5 * x[i - 1] } else { 0.0 };
+            let w = r / (scale(i) * scale(i));
+            u += 0.5 * r * w;
+            g[i] += w;
+            if i > 0 {
+                g[i - 1] -= 0.5 * w;
+            }
+        }
+        u
+    }
+}
+
+type LbfgsChain = AdaptiveNuts<f64, 7, LbfgsEstimator<f64, 7, 3>, 8>;
+
+fn lbfgs_settings() -> LbfgsEstimatorSettings<f64> {
+    let mut settings = LbfgsEstimatorSettings::new(0.1);
+    settings.max_pairs = 2;
+    settings
+}
+
+fn new_lbfgs_chain(start: [f64; 7]) -> LbfgsChain {
+    let estimator = LbfgsEstimator::new(0.1).unwrap().with_max_pairs(2);
+    let mut nuts = NutsSettings::new(0.4);
+    nuts.max_tree_depth = 8;
+    AdaptiveNuts::new(
+        nuts,
+        WarmupSchedule::after_optimization(200).unwrap(),
+        LbfgsMetric::identity(),
+        estimator,
+        start,
+        &Chained,
+    )
+    .unwrap()
+}
+
+/// Positions of `draws` draws, with the chain's settings as the host sets them.
+fn drive<E: MetricEstimator<f64, 7>>(
+    chain: &mut AdaptiveNuts<f64, 7, E, 8>,
+    seed: u64,
+    draws: usize,
+) -> Vec<[f64; 7]> {
+    chain.set_acceptance_statistic(AcceptanceStatistic::Symmetric);
+    chain.set_early_end(2);
+    chain.set_jitter(0.1).unwrap();
+    let mut rng = XorShiftRng::seed_from_u64(seed);
+    (0..draws)
+        .map(|_| {
+            chain.step(&Chained, &mut rng);
+            *chain.position()
+        })
+        .collect()
+}
+
+/// Built in place (zeroed, then `reset`), the sampler has every field of
+/// `new`'s (compared through `Debug`, which prints each float exactly),
+/// and draws the same chain bit for bit; so does a used sampler `reset`
+/// for a new chain.
+#[test]
+fn built_in_place_it_is_the_sampler_new_builds() {
+    let start = [0.5, -1.0, 2.0, 0.0, 1.5, -0.5, 3.0];
+    let mut nuts = NutsSettings::new(0.4);
+    nuts.max_tree_depth = 8;
+    let schedule = WarmupSchedule::after_optimization(200).unwrap();
+    let mut fresh = new_lbfgs_chain(start);
+    let mut slot = MaybeUninit::uninit();
+    let placed = LbfgsChain::init_in_place(
+        &mut slot,
+        nuts,
+        schedule,
+        lbfgs_settings(),
+        &start,
+        &Chained,
+    )
+    .unwrap();
+    assert_eq!(format!("{fresh:?}"), format!("{placed:?}"));
+    let expected = drive(&mut fresh, 5, 400);
+    assert_eq!(expected, drive(placed, 5, 400));
+    // The used sampler, reset to the same start, repeats the chain.
+    placed
+        .reset(nuts, schedule, lbfgs_settings(), &start, &Chained)
+        .unwrap();
+    assert_eq!(
+        format!("{:?}", new_lbfgs_chain(start)),
+        format!("{placed:?}")
+    );
+    assert_eq!(expected, drive(placed, 5, 400));
+
+    // The diagonal estimator too.
+    type DiagonalChain = AdaptiveNuts<f64, 7, DiagonalEstimator<f64, 7>, 8>;
+    let mut fresh = DiagonalChain::new(
+        nuts,
+        schedule,
+        DiagonalMetric::identity(),
+        DiagonalEstimator::new(),
+        start,
+        &Chained,
+    )
+    .unwrap();
+    let mut slot = MaybeUninit::uninit();
+    let placed =
+        DiagonalChain::init_in_place(&mut slot, nuts, schedule, (), &start, &Chained).unwrap();
+    assert_eq!(format!("{fresh:?}"), format!("{placed:?}"));
+    assert_eq!(drive(&mut fresh, 9, 300), drive(placed, 9, 300));
+}
+
+/// Invalid settings and starts are errors, and a `reset` refused for
+/// them leaves the running chain exactly as it was.
+#[test]
+fn a_refused_reset_changes_nothing() {
+    let start = [0.5; 7];
+    let mut chain = new_lbfgs_chain(start);
+    drive(&mut chain, 2, 50);
+    let before = format!("{chain:?}");
+    let mut nuts = NutsSettings::new(0.4);
+    nuts.max_tree_depth = 8;
+    let schedule = WarmupSchedule::stan(100).unwrap();
+    let mut bad_step = nuts;
+    bad_step.step_size = f64::NAN;
+    let mut bad_depth = nuts;
+    bad_depth.max_tree_depth = 9;
+    let mut bad_tolerance = lbfgs_settings();
+    bad_tolerance.rank_tolerance = -1.0;
+    let nan_start = [f64::NAN; 7];
+    assert!(
+        chain
+            .reset(bad_step, schedule, lbfgs_settings(), &start, &Chained)
+            .is_err()
+    );
+    assert!(
+        chain
+            .reset(bad_depth, schedule, lbfgs_settings(), &start, &Chained)
+            .is_err()
+    );
+    assert!(
+        chain
+            .reset(nuts, schedule, bad_tolerance, &start, &Chained)
+            .is_err()
+    );
+    assert_eq!(before, format!("{chain:?}"));
+    // A start that is not finite: an error, and the chain still draws.
+    assert_eq!(
+        chain.reset(nuts, schedule, lbfgs_settings(), &nan_start, &Chained),
+        Err(Error::NonFiniteInitialState)
+    );
+    let mut rng = XorShiftRng::seed_from_u64(4);
+    for _ in 0..20 {
+        chain.step(&Chained, &mut rng);
+        assert!(chain.position().iter().all(|x| x.is_finite()));
+    }
+    let mut slot = MaybeUninit::<LbfgsChain>::uninit();
+    assert!(
+        LbfgsChain::init_in_place(
+            &mut slot,
+            bad_step,
+            schedule,
+            lbfgs_settings(),
+            &start,
+            &Chained
+        )
+        .is_err()
+    );
+}
+
+/// The L-BFGS pieces rebuilt in place equal the constructors' values.
+#[test]
+fn pieces_reset_in_place_equal_new_ones() {
+    use crate::lbfgs::{LbfgsMemory, LbfgsSettings};
+    let mut metric = LbfgsMetric::<f32, 5, 3>::identity();
+    let mut memory = LbfgsMemory::<f32, 5, 3>::new(LbfgsSettings::with_max_pairs(3)).unwrap();
+    assert!(memory.try_push(&[1.0, 0.0, 0.5, 0.0, 0.0], &[2.0, 0.0, 1.0, 0.0, 0.1]));
+    metric.rebuild(&[2.0; 5], &memory, 0.0).unwrap();
+    assert_ne!(
+        format!("{metric:?}"),
+        format!("{:?}", LbfgsMetric::<f32, 5, 3>::identity())
+    );
+    metric.set_identity();
+    assert_eq!(
+        format!("{metric:?}"),
+        format!("{:?}", LbfgsMetric::<f32, 5, 3>::identity())
+    );
+    let mut settings = LbfgsSettings::with_max_pairs(2);
+    settings.scaling = crate::lbfgs::InitialScaling::NewestPair(0.5);
+    memory.reset(settings).unwrap();
+    let new = LbfgsMemory::<f32, 5, 3>::new(settings).unwrap();
+    assert_eq!(format!("{memory:?}"), format!("{new:?}"));
+    settings.max_pairs = 4;
+    assert!(memory.reset(settings).is_err());
+    assert_eq!(format!("{memory:?}"), format!("{new:?}"));
+}
