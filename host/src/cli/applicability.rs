@@ -76,15 +76,19 @@ pub fn model_option_error(given: &[String]) -> Option<String> {
         })
 }
 
-/// The names of the registry's samplers whose row passes `keep`, joined
-/// by commas.
-fn names_where(keep: impl Fn(&SamplerEntry) -> bool) -> String {
-    let names: Vec<&str> = REGISTRY
+/// The names of the registry's samplers whose row passes `keep`, in
+/// registry order.
+fn names_of(keep: impl Fn(&SamplerEntry) -> bool) -> Vec<&'static str> {
+    REGISTRY
         .iter()
         .filter(|row| keep(row))
         .map(|row| row.name)
-        .collect();
-    names.join(", ")
+        .collect()
+}
+
+/// [`names_of`] joined by commas.
+fn names_where(keep: impl Fn(&SamplerEntry) -> bool) -> String {
+    names_of(keep).join(", ")
 }
 
 /// Which samplers read the sampler-specific option `id`, as the end of an
@@ -92,11 +96,7 @@ fn names_where(keep: impl Fn(&SamplerEntry) -> bool) -> String {
 /// l2mc", from the registry, with a note where one sampler takes it only
 /// sometimes or chooses it itself.
 fn takers(id: &str) -> String {
-    let names: Vec<&str> = REGISTRY
-        .iter()
-        .filter(|row| row.options.contains(&id))
-        .map(|row| row.name)
-        .collect();
+    let names = names_of(|row| row.options.contains(&id));
     let list = match names.as_slice() {
         [one] => format!("--sampler {one}"),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
