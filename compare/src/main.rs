@@ -167,6 +167,17 @@ struct Args {
     /// qnmc-nuts, qnmc-nuts-diag, nuts-rs-{lowrank,diag}-{500,1000}.
     #[arg(long, value_delimiter = ',', value_name = "all|NAMES")]
     posteriordb: Option<Vec<String>>,
+    /// With --posteriordb: leave these posteriors out (names separated by
+    /// commas), e.g. `all --skip hudson_lynx_hare-lotka_volterra,
+    /// one_comp_mm_elim_abs-one_comp_mm_elim_abs`: the 43 posteriors of
+    /// docs/POSTERIORDB.md's tables (the two ODE models take minutes per run).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "NAMES",
+        requires = "posteriordb"
+    )]
+    skip: Vec<String>,
     /// Folder of the compiled posteriordb models (default:
     /// compare/target/posteriordb-models).
     #[arg(long, value_name = "DIR")]
@@ -250,6 +261,7 @@ fn real_main() -> Result<(), String> {
             Path::new(env!("CARGO_MANIFEST_DIR")).join("target/posteriordb-models");
         return posteriordb::bench::main(&posteriordb::bench::BenchArgs {
             only: if all { None } else { Some(names) },
+            skip: &args.skip,
             samplers: args.samplers.as_deref(),
             models: args.models.as_deref().unwrap_or(&default_models),
             seeds: &args.seeds,

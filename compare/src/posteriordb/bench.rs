@@ -70,6 +70,8 @@ pub fn config_keys() -> Vec<&'static str> {
 pub struct BenchArgs<'a> {
     /// posteriordb names to run (`None`: all with a reference).
     pub only: Option<&'a [String]>,
+    /// posteriordb names to leave out.
+    pub skip: &'a [String],
     /// Sampler keys (`None`: all of [`CONFIGS`]).
     pub samplers: Option<&'a [String]>,
     /// The folder of compiled models (`build-posteriordb.sh`).
@@ -141,6 +143,14 @@ pub fn main(args: &BenchArgs<'_>) -> Result<(), String> {
         }
         posteriors.retain(|p| only.contains(&p.name));
     }
+    for name in args.skip {
+        if !posteriors.iter().any(|p| p.name == *name) {
+            return Err(format!(
+                "--skip {name}: no such posterior among those selected"
+            ));
+        }
+    }
+    posteriors.retain(|p| !args.skip.contains(&p.name));
     let configs: Vec<(&str, Engine, usize)> = match args.samplers {
         None => CONFIGS.to_vec(),
         Some(keys) => {
