@@ -520,13 +520,15 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
     let mut lp_seconds = 0.0;
     let mut kept = 0usize;
     // Warm-up iterations done; a sampler with its own warm-up (NUTS) may end
-    // it before `--warmup` (then the progress bar skips the rest).
+    // it before `--warmup` (then the progress bar skips the rest), or one
+    // terminal buffer after it when that buffer diverged
+    // (`AdaptiveNuts::set_divergence_target`).
     let mut warmup_done: Option<usize> = None;
     let mut iteration = 0usize;
     loop {
         if warmup_done.is_none() {
             let over = match sampler.is_warming_up() {
-                Some(warming_up) => !warming_up || iteration >= s.warmup,
+                Some(warming_up) => !warming_up,
                 None => iteration >= s.warmup,
             };
             if over {

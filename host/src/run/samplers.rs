@@ -28,7 +28,8 @@ pub(crate) trait ChainSampler<const D: usize> {
     fn potential(&self) -> Option<f64>;
     /// Sets the step size of the next iterations.
     fn set_step_size(&mut self, step_size: f64) -> Result<(), Error>;
-    /// For a sampler that runs its own warm-up and may end it early (NUTS):
+    /// For a sampler that runs its own warm-up and may end it early or extend
+    /// it (NUTS):
     /// whether the next iteration is still a warm-up draw. `None`: the chain
     /// loop counts `--warmup` iterations.
     fn is_warming_up(&self) -> Option<bool> {

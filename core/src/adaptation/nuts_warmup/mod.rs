@@ -114,6 +114,9 @@ pub struct AdaptiveNuts<
     warmup_end: u64,
     /// The slow windows are over (early end): no more estimates.
     slow_windows_over: bool,
+    /// The warm-up was extended by one terminal buffer at the divergence
+    /// target (at most once).
+    warmup_extended: bool,
 }
 
 crate::in_place::zero_valid!(impl[T: Real, const D: usize, E: MetricEstimator<T, D> + ZeroValid, const MAX_DEPTH: usize]
@@ -121,7 +124,7 @@ crate::in_place::zero_valid!(impl[T: Real, const D: usize, E: MetricEstimator<T,
     nuts, estimator, schedule, dual, draws, metric_updates, metric_update_failures,
     warmup_gradient_evaluations, jitter, final_step_size, statistic, windows_kept_in_a_row,
     early_end_after, warmup_end, slow_windows_over, window_troubled_draws,
-    window_divergent_draws, window_counted_draws, divergence_target
+    window_divergent_draws, window_counted_draws, divergence_target, warmup_extended
 });
 
 /// Draws after a (re)start of dual averaging whose divergences and deep trees
@@ -198,6 +201,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             early_end_after: 0,
             warmup_end: schedule.warmup_draws(),
             slow_windows_over: false,
+            warmup_extended: false,
         })
     }
 
@@ -243,6 +247,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         self.early_end_after = 0;
         self.warmup_end = schedule.warmup_draws();
         self.slow_windows_over = false;
+        self.warmup_extended = false;
         Ok(())
     }
 
@@ -277,7 +282,11 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
     /// buffer — the one the kept draws use — to the target acceptance
     /// `delta` instead of δ, if `delta` is larger, restarting dual averaging
     /// from the current step size: what a Stan user does by hand on seeing
-    /// divergences (raising `adapt_delta`). `None` (the default) never
+    /// divergences (raising `adapt_delta`). When instead the terminal buffer
+    /// itself diverges that often (after an early end no slow window is left
+    /// to see it), the warm-up goes on for one more terminal buffer at
+    /// `delta` (once; [`warmup_draws`](Self::warmup_draws) then says how
+    /// long it was). `None` (the default) never
     /// changes δ; `delta` outside (0, 1) is an error and changes nothing.
     /// Call before the first draw.
     pub fn set_divergence_target(&mut self, delta: Option<T>) -> Result<(), Error> {
@@ -327,8 +336,10 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         self.early_end_after = windows;
     }
 
-    /// Warm-up draws: the schedule's, or fewer after an early end (final only
-    /// once the warm-up is over).
+    /// Warm-up draws: the schedule's, fewer after an early end, or one
+    /// terminal buffer more after a diverging terminal buffer
+    /// ([`set_divergence_target`](Self::set_divergence_target)); final only
+    /// once the warm-up is over.
     pub fn warmup_draws(&self) -> u64 {
         self.warmup_end
     }
@@ -372,23 +383,27 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         // Gaussian the second draw after every restart diverged at ε ≈ 3–6),
         // not a sign of where the chain is.
         let exploring = self.dual.iterations() < STEP_SIZE_EXPLORATION_DRAWS;
-        if !exploring && self.schedule.in_slow_window(draw) {
+        let slow = !self.slow_windows_over;
+        // The window counters serve the slow window in force and, once the
+        // slow windows are over, the terminal buffer.
+        let terminal_start = self
+            .warmup_end
+            .saturating_sub(self.schedule.terminal_buffer());
+        let terminal = draw > terminal_start;
+        let in_window = slow && self.schedule.in_slow_window(draw) && !terminal;
+        if !exploring && (in_window || terminal) {
             self.window_counted_draws = self.window_counted_draws.saturating_add(1);
-        }
-        if (stats.divergent || stats.reached_max_depth)
-            && !exploring
-            && self.schedule.in_slow_window(draw)
-        {
-            self.window_troubled_draws = self.window_troubled_draws.saturating_add(1);
             if stats.divergent {
                 self.window_divergent_draws = self.window_divergent_draws.saturating_add(1);
             }
+        }
+        if (stats.divergent || stats.reached_max_depth) && !exploring && in_window {
+            self.window_troubled_draws = self.window_troubled_draws.saturating_add(1);
         }
         let mut next = self.dual.update(match self.statistic {
             AcceptanceStatistic::Stan => stats.acceptance_statistic,
             AcceptanceStatistic::Symmetric => stats.symmetric_acceptance_statistic,
         });
-        let slow = !self.slow_windows_over;
         // The estimator borrows the state in place: copies of position and
         // gradient would cost 2·D numbers of stack each (16 KB at D = 1000).
         let nuts = &self.nuts;
@@ -411,11 +426,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             // maximum depth is not yet where it will sample (a funnel's neck,
             // a start far in the tails), whatever the estimator preferred.
             let quiet = self.window_troubled_draws == 0;
-            // At least 1 in DIVERGENCE_RATE of the window's counted draws,
-            // and two of them.
-            let diverged = self.window_divergent_draws >= 2
-                && u64::from(self.window_divergent_draws) * DIVERGENCE_RATE
-                    >= u64::from(self.window_counted_draws);
+            let diverged = self.window_diverged();
             self.window_troubled_draws = 0;
             self.window_divergent_draws = 0;
             self.window_counted_draws = 0;
@@ -451,11 +462,39 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             }
         }
         if draw == self.warmup_end {
-            next = self.dual.final_step_size();
-            self.final_step_size = next;
+            let mut settings = *self.dual.settings();
+            if !self.warmup_extended
+                && self.window_diverged()
+                && self.divergence_target > settings.target_acceptance
+            {
+                // The terminal buffer diverged with no slow window left to
+                // see it (after an early end, or a last window that did not):
+                // one more terminal buffer at the divergence target.
+                self.warmup_extended = true;
+                self.warmup_end = draw.saturating_add(self.schedule.terminal_buffer());
+                self.window_divergent_draws = 0;
+                self.window_counted_draws = 0;
+                settings.target_acceptance = self.divergence_target;
+                settings.initial_step_size = next;
+                if let Ok(dual) = DualAveraging::new(settings) {
+                    self.dual = dual;
+                }
+            } else {
+                next = self.dual.final_step_size();
+                self.final_step_size = next;
+            }
         }
         let _ = self.nuts.set_step_size(next);
         stats
+    }
+
+    /// At least 1 in [`DIVERGENCE_RATE`] of the counted draws of the window
+    /// in force (a slow window, or the terminal buffer) diverged, and at
+    /// least two.
+    fn window_diverged(&self) -> bool {
+        self.window_divergent_draws >= 2
+            && u64::from(self.window_divergent_draws) * DIVERGENCE_RATE
+                >= u64::from(self.window_counted_draws)
     }
 
     /// The estimator's optional optimisation before the first warm-up draw

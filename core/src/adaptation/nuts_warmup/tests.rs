@@ -144,6 +144,78 @@ fn a_diverging_last_window_raises_the_target_acceptance() {
     }
 }
 
+/// N(0, I) that grows a wall 10⁴·(x₀ − ½)² beyond x₀ = ½ once `wall` is set:
+/// the slow windows see a quiet Gaussian, the terminal buffer a wall.
+struct LateWall {
+    wall: core::cell::Cell<bool>,
+}
+
+impl Potential<f64, 2> for LateWall {
+    fn potential_and_gradient(&self, x: &[f64; 2], g: &mut [f64; 2]) -> f64 {
+        let over = if self.wall.get() {
+            (x[0] - 0.5).max(0.0)
+        } else {
+            0.0
+        };
+        *g = [x[0] + 2e4 * over, x[1]];
+        0.5 * (x[0] * x[0] + x[1] * x[1]) + 1e4 * over * over
+    }
+}
+
+/// Warm-up length, final step size and the terminal buffer's divergent
+/// draws (101–150) of an identity chain that ends its warm-up early after
+/// its first window (draw 100), on [`LateWall`] with the wall up from draw
+/// `wall_from` on.
+fn late_wall_warmup(delta: Option<f64>, wall_from: u64, seed: u64) -> (u64, f64, u32) {
+    let target = LateWall {
+        wall: core::cell::Cell::new(false),
+    };
+    let mut chain = AdaptiveNuts::<f64, 2, IdentityEstimator>::new(
+        NutsSettings::new(0.5),
+        WarmupSchedule::stan(500).unwrap(),
+        IdentityMetric,
+        IdentityEstimator,
+        [0.3, -0.2],
+        &target,
+    )
+    .unwrap();
+    chain.set_early_end(1);
+    chain.set_divergence_target(delta).unwrap();
+    let mut rng = XorShiftRng::seed_from_u64(seed);
+    let (mut draw, mut terminal_divergent) = (0, 0);
+    while chain.is_warming_up() && draw < 1000 {
+        target.wall.set(draw >= wall_from);
+        let stats = chain.step(&target, &mut rng);
+        draw += 1;
+        if (101..=150).contains(&draw) && stats.divergent {
+            terminal_divergent += 1;
+        }
+    }
+    (draw, chain.final_step_size(), terminal_divergent)
+}
+
+/// A terminal buffer that diverges (at least 1 in 50 of its draws, and two)
+/// after an early end, with no slow window left to see it, is followed by
+/// one more terminal buffer at the divergence target — once; without a
+/// divergence target, or without divergences, the warm-up is unchanged bit
+/// for bit.
+#[test]
+fn a_diverging_terminal_buffer_extends_the_warmup_once() {
+    for seed in [1, 2, 3, 4] {
+        let (plain_draws, plain_eps, divergent) = late_wall_warmup(None, 100, seed);
+        assert_eq!(plain_draws, 150, "seed {seed}");
+        assert!(divergent >= 2, "seed {seed}: {divergent} divergent draws");
+        let (draws, eps, _) = late_wall_warmup(Some(0.95), 100, seed);
+        assert_eq!(draws, 200, "seed {seed}: one terminal buffer more");
+        assert!(eps < 0.8 * plain_eps, "seed {seed}: {eps} vs {plain_eps}");
+        // No wall: no divergence, the same warm-up to the last bit.
+        let (quiet, quiet_eps, none) = late_wall_warmup(None, u64::MAX, seed);
+        let (same, same_eps, _) = late_wall_warmup(Some(0.95), u64::MAX, seed);
+        assert_eq!((none, quiet, same), (0, 150, 150), "seed {seed}");
+        assert_eq!(quiet_eps.to_bits(), same_eps.to_bits(), "seed {seed}");
+    }
+}
+
 #[test]
 fn a_divergence_target_outside_zero_one_is_refused() {
     let mut chain = AdaptiveNuts::<f64, 2, IdentityEstimator>::new(
