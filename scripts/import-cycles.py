@@ -93,10 +93,11 @@ def absolute(module, segments, files):
 # layer: (its top-level modules, the layers it may use). The crate root
 # (lib.rs) may use every layer.
 CORE_LAYERS = {
-    "scalars": (("real", "random"), ()),
+    "scalars": (("real", "scalar", "random"), ()),
     "in-place construction": (("in_place",), ()),
     "kernels": (("kernels",), ("scalars",)),
     "model interface": (("target", "stats", "error"), ("scalars",)),
+    "automatic differentiation": (("autodiff",), ("scalars", "model interface")),
     "L-BFGS engine": (("lbfgs",), ("scalars", "kernels", "model interface")),
     "metrics": (("metric",), ("scalars", "kernels", "model interface", "L-BFGS engine")),
     "integrator": (("integrator",), ("scalars", "kernels", "model interface", "metrics")),

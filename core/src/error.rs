@@ -25,6 +25,12 @@ pub enum Error {
     NonFiniteGradient,
     /// The proposed position has a NaN or infinite entry (step size too large).
     NonFiniteProposal,
+    /// A reverse-mode gradient ([`crate::autodiff::ReverseGradient`]) needs
+    /// more nodes than its tape holds.
+    TapeFull {
+        /// The tape's capacity, in nodes.
+        capacity: usize,
+    },
 }
 
 impl Error {
@@ -50,6 +56,11 @@ impl fmt::Display for Error {
             Error::NonFiniteProposal => {
                 f.write_str("the proposed position has a NaN or infinite entry")
             }
+            Error::TapeFull { capacity } => write!(
+                f,
+                "the gradient tape is full: the model needs more than {capacity} nodes \
+                 (use a larger capacity, or forward mode)"
+            ),
         }
     }
 }

@@ -24,6 +24,10 @@
 //! product-form square-root factors S·z and C·z (in the corrected form of
 //! `ALGORITHMS.md` §1) and log det H.
 //!
+//! No gradient at hand? Write U once, generic over [`Scalar`], and
+//! [`autodiff`] differentiates it exactly, forward ([`ForwardGradient`]) or
+//! reverse ([`ReverseGradient`], on a fixed-capacity tape), without a heap.
+//!
 //! ## Example
 //!
 //! Implement [`Potential`] for the model, pick a generator implementing
@@ -113,6 +117,7 @@ extern crate std;
 extern crate alloc;
 
 pub mod adaptation;
+pub mod autodiff;
 mod error;
 pub mod in_place;
 mod integrator;
@@ -122,10 +127,12 @@ pub mod metric;
 pub mod random;
 mod real;
 pub mod samplers;
+mod scalar;
 mod stats;
 mod target;
 
 pub use adaptation::{DualAveraging, DualAveragingSettings, Warmup};
+pub use autodiff::{AutodiffModel, ForwardGradient, ReverseGradient};
 pub use error::Error;
 pub use real::Real;
 pub use samplers::{
@@ -135,6 +142,7 @@ pub use samplers::{
     SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings,
     Sgrld, SgrldSettings, Step, StepSizeSchedule,
 };
+pub use scalar::Scalar;
 pub use stats::StepStats;
 pub use target::{FullBatch, MinibatchPotential, Potential};
 
