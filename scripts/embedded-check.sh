@@ -7,8 +7,13 @@
 #  2. compare the bit-identity lines of every log with the host's run;
 #  3. negative control: the `negative-control` build must exit non-zero;
 #  4. build the core with the defmt feature for thumbv7em;
-#  5. build the WebAssembly module and run `node --test tests/node/`;
-#  6. print the measurements table.
+#  5. the C firmware (ffi/examples/firmware/check.sh: C API, arm-none-eabi-gcc,
+#     Cortex-M4F under QEMU) must print the host build's chain, bit for bit;
+#  6. build the WebAssembly module and run `node --test tests/node/`;
+#  7. print the measurements table;
+#  8. the browser page (wasm-example/web/): headless Chromium samples the JS
+#     model and two Rust models; its screenshots and DOM are checked
+#     (wasm-example/web/test/check-browser.sh; needs `chromium`).
 #
 # usage: scripts/embedded-check.sh [LOGDIR]   (logs kept in LOGDIR if given)
 set -euo pipefail
@@ -54,9 +59,23 @@ echo "negative control exited $status with a MISMATCH, as it must"
 echo "== core with the defmt feature (thumbv7em)"
 cargo build --quiet -p qnmc --features defmt --target thumbv7em-none-eabihf
 
+echo "== C firmware (ffi/examples/firmware): the C API on the Cortex-M4F, chain = host's"
+start=$SECONDS
+bash ffi/examples/firmware/check.sh "$logdir/c-firmware"
+echo "(C firmware: $((SECONDS - start)) s)"
+
 echo "== WebAssembly"
 cargo build --quiet -p qnmc-wasm-example --target wasm32-unknown-unknown --release
 node --test tests/node/
 
 echo "== measurements"
 bash scripts/embedded-measurements.sh "$logdir"
+
+# ---- 8. WebAssembly in the browser (issue 25 item 4) -----------------------
+# Separate from the rest: the page's module is built with the feature `web`
+# into its own target folder, so the module above is untouched.
+echo "== WebAssembly in headless Chromium (wasm-example/web)"
+command -v chromium >/dev/null || { echo "FAIL: chromium is missing (.ci/embedded installs it)"; exit 1; }
+start=$SECONDS
+bash wasm-example/web/test/check-browser.sh "$logdir/browser"
+echo "(browser test: $((SECONDS - start)) s)"

@@ -7,6 +7,11 @@
 //! export against the host's numbers in `tests/node/expected.json` (written by
 //! `tests/tests/reference_chains/embedded.rs`), bit for bit.
 //!
+//! With the feature `web` the module also exports the browser API of
+//! [`web`] (NUTS on a JS or Rust model of run-time dimension; the page and
+//! its headless-Chromium test are in `web/`, docs/EMBEDDED.md "In the
+//! browser") and imports `env.log_density`.
+//!
 //! u64 arguments and results are `BigInt`s on the JavaScript side.
 //! On the host the crate builds as an ordinary (std) library so that
 //! `cargo test --workspace` and clippy work; the panic handler exists only on
@@ -16,6 +21,11 @@
 #![deny(missing_docs)]
 
 use qnmc_firmware_example::job;
+
+// The browser API (`web/`, docs/EMBEDDED.md): in the wasm32 module only with
+// the feature `web`, on the host always (so that clippy sees it).
+#[cfg(any(feature = "web", not(target_arch = "wasm32")))]
+pub mod web;
 
 /// Mean of β₁ over `steps` QNHMC draws in f64 from `seed`
 /// ([`job::chain_mean`]).

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The browser test of the qnmc WebAssembly page (docs/EMBEDDED.md, "In the
+# browser"): builds the module with the feature `web`, serves a copy of
+# wasm-example/web/ with python3 -m http.server on 127.0.0.1, runs the page
+# in headless Chromium for the JS model, the banana and the correlated
+# Gaussian (each one launch: --screenshot and --dump-dom of the same run),
+# and checks DOM and screenshot with test/check_page.py (standard library
+# only). Negative controls, which the checker must reject: the screenshot of
+# the page before a run (an empty plot) with a passing run's DOM, and the
+# banana's run checked as the Gaussian.
+#
+# usage: wasm-example/web/test/check-browser.sh [OUTDIR]   (screenshots kept there)
+# Needs chromium (Debian: apt-get install --no-install-recommends chromium).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+web="$(dirname "$here")"
+out="${1:-$(mktemp -d)}"
+mkdir -p "$out"
+site="$(mktemp -d)"
+cp -r "$web/." "$site/"
+rm -rf "$site/test"
+bash "$web/build.sh" "$site" > /dev/null
+echo "module: $(stat -c %s "$site/qnmc.wasm") B ($site/qnmc.wasm)"
+
+port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+python3 -m http.server "$port" --bind 127.0.0.1 --directory "$site" > "$out/http.log" 2>&1 &
+server=$!
+trap 'kill "$server" 2>/dev/null || true; rm -rf "$site"' EXIT
+python3 - "$port" <<'PY'
+import sys, time, urllib.request
+for _ in range(100):
+    try:
+        urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/index.html", timeout=1)
+        break
+    except OSError:
+        time.sleep(0.1)
+else:
+    sys.exit("the HTTP server did not start")
+PY
+
+# As root in a container Chromium's sandbox cannot start (no user
+# namespaces): --no-sandbox. No GPU, no D-Bus (its errors on stderr are
+# harmless). Virtual time: timers run as fast as the CPU allows and the page
+# is captured once its work is done or 120 virtual seconds have passed.
+chrome() {
+  timeout 180 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+    --hide-scrollbars --window-size=1000,700 --virtual-time-budget=120000 "$@" \
+    2> "$out/chromium.log"
+}
+
+status=0
+for run in "js 2" "banana 2" "gaussian 4"; do
+  set -- $run
+  model=$1 dim=$2
+  start=$SECONDS
+  chrome --screenshot="$out/$model.png" --dump-dom \
+    "http://127.0.0.1:$port/index.html?model=$model&dim=$dim&seed=1&run=1" > "$out/$model.html"
+  echo "== $model (dimension $dim): Chromium $((SECONDS - start)) s"
+  python3 "$here/check_page.py" "$model" "$out/$model.html" "$out/$model.png" || status=1
+done
+
+echo "== negative control: the page before a run (an empty plot) must fail"
+chrome --screenshot="$out/blank.png" "http://127.0.0.1:$port/index.html?model=gaussian&dim=4"
+if python3 "$here/check_page.py" gaussian "$out/gaussian.html" "$out/blank.png" > "$out/blank.txt"; then
+  cat "$out/blank.txt"; echo "FAIL: the empty plot passed"; status=1
+else
+  grep '^FAIL' "$out/blank.txt"; echo "rejected, as it must be"
+fi
+echo "== negative control: the banana's run checked as the Gaussian must fail"
+if python3 "$here/check_page.py" gaussian "$out/banana.html" "$out/banana.png" > "$out/wrong.txt"; then
+  cat "$out/wrong.txt"; echo "FAIL: the banana passed as the Gaussian"; status=1
+else
+  grep -c '^FAIL' "$out/wrong.txt" | sed 's/$/ checks failed: rejected, as it must be/'
+fi
+[[ $status -eq 0 ]] && echo "browser test: PASS (screenshots in $out)" || echo "browser test: FAIL (see $out)"
+exit $status
