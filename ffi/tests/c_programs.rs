@@ -134,31 +134,25 @@ fn fnv_word(mut h: u64, w: u64) -> u64 {
     h
 }
 
-#[test]
-fn the_c_example_chain_is_the_rust_chain() {
-    let program = out_dir().join("example");
-    compile(
-        &[root().join("ffi/examples/host/main.c")],
-        &["-O2", "-ffp-contract=off"],
-        &program,
-    );
-    let output = run(&program, &["--print-draws"]);
-    // The same model, seed and settings through the Rust API (size 3).
-    let data = Readings::new();
+/// The Rust API's chain of the C examples' model (seed 42, 1000 warm-up
+/// and 1000 kept draws, the C API's defaults) on `data`: each draw's line
+/// as main.c's `--print-draws` prints it, the chain hash both C programs
+/// print, and the kept draws' means of offset, gain and σ.
+fn rust_chain(data: &Readings) -> (Vec<String>, u64, [f64; 3]) {
     let mut estimator = LbfgsEstimatorSettings::new(0.0);
     estimator.max_pairs = LBFGS_MEMORY;
-    let mut expected = Vec::new();
+    let mut lines = Vec::new();
     let mut hash = 0xcbf2_9ce4_8422_2325_u64;
     let mut sums = [0.0; 3];
     rust_nuts_chain::<f64, LbfgsEstimator<f64, 3, LBFGS_MEMORY>>(
         estimator,
-        &data,
+        data,
         42,
         1000,
         2000,
         &mut |x, stats, warmup, log_p| {
-            let k = expected.len();
-            expected.push(format!(
+            let k = lines.len();
+            lines.push(format!(
                 "draw {k} {} {:016x} {:016x} {:016x} {:016x} {}",
                 i32::from(warmup),
                 x[0].to_bits(),
@@ -178,10 +172,52 @@ fn the_c_example_chain_is_the_rust_chain() {
             if !warmup {
                 sums[0] += x[0] / 1000.0;
                 sums[1] += x[1] / 1000.0;
-                sums[2] += x[2].exp() / 1000.0;
+                sums[2] += (data.exp)(x[2]) / 1000.0;
             }
         },
     );
+    (lines, hash, sums)
+}
+
+/// The C firmware (`ffi/examples/firmware/main.c` and its model.c, with
+/// the portable exp), built for the host, prints the Rust API's chain
+/// hash; `ffi/examples/firmware/check.sh` requires the Cortex-M4F under
+/// QEMU to print the same line as this host build, so the device's chain
+/// is the Rust chain, bit for bit.
+#[test]
+fn the_c_firmware_chain_is_the_rust_chain() {
+    let here = root().join("ffi/examples/firmware");
+    let program = out_dir().join("firmware-host");
+    compile(
+        &[
+            here.join("main.c"),
+            here.join("model.c"),
+            here.join("platform_host.c"),
+        ],
+        &["-O2", "-ffp-contract=off"],
+        &program,
+    );
+    let output = run(&program, &[]);
+    let (_, hash, sums) = rust_chain(&Readings::portable());
+    let hash_line = format!("chain hash {hash:016x}");
+    assert!(
+        output.lines().any(|l| l == hash_line),
+        "{hash_line}\n{output}"
+    );
+    assert!((sums[2] - 0.1).abs() < 0.01, "{sums:?}");
+}
+
+#[test]
+fn the_c_example_chain_is_the_rust_chain() {
+    let program = out_dir().join("example");
+    compile(
+        &[root().join("ffi/examples/host/main.c")],
+        &["-O2", "-ffp-contract=off"],
+        &program,
+    );
+    let output = run(&program, &["--print-draws"]);
+    // The same model, seed and settings through the Rust API (size 3).
+    let (expected, hash, sums) = rust_chain(&Readings::new());
     let draws: Vec<&str> = output.lines().filter(|l| l.starts_with("draw ")).collect();
     assert_eq!(draws.len(), expected.len(), "{output}");
     for (c, rust) in draws.iter().zip(&expected) {

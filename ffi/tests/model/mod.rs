@@ -19,10 +19,60 @@ use rand_xorshift::XorShiftRng;
 /// Readings of the example.
 pub const READINGS: usize = 300;
 
-/// Reference temperatures and readings.
+/// Reference temperatures and readings, and the `exp` the log density
+/// calls: the C library's (`ffi/examples/host/main.c`) or the portable
+/// [`model_exp`] (`ffi/examples/firmware/model.c`).
 pub struct Readings {
     pub x: [f64; READINGS],
     pub y: [f64; READINGS],
+    pub exp: fn(f64) -> f64,
+}
+
+/// 2^k for −1022 ≤ k ≤ 1023, from its bits (`pow2` of model.c).
+fn pow2(k: i32) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
+/// `model_exp` of `ffi/examples/firmware/model.c`, the same operations in
+/// the same order: fdlibm's range reduction and rational approximation,
+/// with only the four basic operations, so the firmware's chain and this
+/// one are the same bits. (The literals are model.c's, digit for digit;
+/// they round to the same f64.)
+#[allow(clippy::excessive_precision, clippy::approx_constant)]
+pub fn model_exp(x: f64) -> f64 {
+    const LN2_HI: f64 = 6.93147180369123816490e-01;
+    const LN2_LO: f64 = 1.90821492927058770002e-10;
+    const INV_LN2: f64 = 1.44269504088896338700e+00;
+    const P1: f64 = 1.66666666666666019037e-01;
+    const P2: f64 = -2.77777777770155933842e-03;
+    const P3: f64 = 6.61375632143793436117e-05;
+    const P4: f64 = -1.65339022054652515390e-06;
+    const P5: f64 = 4.13813679705723846039e-08;
+    if x.is_nan() {
+        return x;
+    }
+    if x > 709.782712893383973096 {
+        return pow2(1023) * 2.0;
+    }
+    if x < -745.133219101941108420 {
+        return 0.0;
+    }
+    // C's (int) conversion truncates toward zero, as `as i32` does.
+    let k = (x * INV_LN2 + if x < 0.0 { -0.5 } else { 0.5 }) as i32;
+    let hi = x - f64::from(k) * LN2_HI;
+    let lo = f64::from(k) * LN2_LO;
+    let r = hi - lo;
+    let t = r * r;
+    let c = r - t * (P1 + t * (P2 + t * (P3 + t * (P4 + t * P5))));
+    let y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi);
+    if k >= -1021 {
+        return if k == 1024 {
+            y * 2.0 * pow2(1023)
+        } else {
+            y * pow2(k)
+        };
+    }
+    y * pow2(k + 1000) * pow2(-1000)
 }
 
 fn next_u64(s: &mut u64) -> u64 {
@@ -51,6 +101,7 @@ impl Readings {
         let mut data = Readings {
             x: [0.0; READINGS],
             y: [0.0; READINGS],
+            exp: f64::exp,
         };
         for i in 0..READINGS {
             let x = 4.0 * uniform(&mut s) - 2.0;
@@ -60,11 +111,20 @@ impl Readings {
         data
     }
 
+    /// The firmware's readings (the same bits) and its portable `exp`.
+    pub fn portable() -> Self {
+        Readings {
+            exp: model_exp,
+            ..Self::new()
+        }
+    }
+
     /// `log_density` of main.c: log p and its gradient.
     pub fn log_density(&self, theta: &[f64], grad: &mut [f64]) -> f64 {
         let (a, b, s) = (theta[0], theta[1], theta[2]);
-        // std's exp is the C library's on the host, as main.c's.
-        let w = (-2.0 * s).exp();
+        // std's exp is the C library's on the host, as main.c's; or the
+        // firmware's model_exp.
+        let w = (self.exp)(-2.0 * s);
         let (mut sr, mut srx, mut srr) = (0.0, 0.0, 0.0);
         for i in 0..READINGS {
             let r = self.y[i] - a - b * self.x[i];
