@@ -7,9 +7,10 @@
 //! Bound, per coordinate i, at every point:
 //! |g_ad,i − g_hand,i| ≤ 1e-12 · max(1, |g_hand,i|), and the same for U.
 //!
-//! Targets not here: sblrc-blr and arK (posteriordb; their data are read
-//! from zipped JSON into private fields of `qnmc-host`, which this crate
-//! cannot reach without a JSON and zip reader), Pima and Ripley logistic
+//! The posteriordb targets (eight schools, sblrc-blr, arK) need the shared
+//! data folder; their data come from `PosteriordbPosterior::read_data`.
+//!
+//! Targets not here: Pima and Ripley logistic
 //! regressions (not built in; the same arithmetic as German, Australian and
 //! Heart, which are here), the run-time faces `GaussianModel` and
 //! `LinearGaussian` (the same functions as `CorrelatedGaussian` and
@@ -23,8 +24,8 @@ use qnmc_host::model::Model;
 use qnmc_host::targets::{
     AmagoldDist1, AmagoldDist2, AnalyticToy, CorrelatedGaussian, DoubleWell, EightSchoolsCentered,
     Funnel, GaussianCovariance, LinearGaussianModel, LogisticRegression, LogisticRegressionModel,
-    LogregDataset, Posteriordb, RecipeCorrelated2d, RecipeQuadratic, RecipeQuartic,
-    StochasticVolatility,
+    LogregDataset, Posteriordb, PosteriordbPosterior, RecipeCorrelated2d, RecipeQuadratic,
+    RecipeQuartic, StochasticVolatility,
 };
 use rand_core::Rng;
 
@@ -111,6 +112,80 @@ fn model_gradient<const D: usize>(
 }
 
 // ---- The models, written once ------------------------------------------
+
+/// A JSON list of numbers (posteriordb data).
+fn numbers(value: &serde_json::Value) -> Vec<f64> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect()
+}
+
+/// sblrc-blr (posteriordb `blr.stan`): β ~ N(0, 10²) (5 coefficients),
+/// σ = eˢ ~ N⁺(0, 10²) with its log-Jacobian, y ~ N(Xβ, σ):
+/// U = ‖β‖²/200 + σ²/200 + ‖y − Xβ‖²/(2σ²) + (N − 1)·s.
+struct Blr {
+    rows: Vec<[f64; 5]>,
+    y: Vec<f64>,
+}
+
+impl AutodiffModel<6> for Blr {
+    fn potential<S: Scalar>(&self, p: &[S; 6]) -> S {
+        let s = p[5];
+        let sigma2 = (S::from_f64(2.0) * s).exp();
+        let mut u = S::from_f64(0.0);
+        for &b in &p[..5] {
+            u += S::from_f64(0.5 / 100.0) * b * b;
+        }
+        let mut ss = S::from_f64(0.0);
+        for (row, &y) in self.rows.iter().zip(&self.y) {
+            let mut mu = S::from_f64(0.0);
+            for k in 0..5 {
+                mu += p[k] * S::from_f64(row[k]);
+            }
+            let e = S::from_f64(y) - mu;
+            ss += e * e;
+        }
+        let n = self.y.len() as f64;
+        u + S::from_f64(0.5 / 100.0) * sigma2
+            + S::from_f64(0.5) * ss / sigma2
+            + S::from_f64(n - 1.0) * s
+    }
+}
+
+/// arK (posteriordb `arK.stan`, K = 5): α, β ~ N(0, 10²), σ = eˢ ~
+/// Cauchy⁺(0, 2.5) with its log-Jacobian, y_t ~ N(α + Σₖ βₖ y_{t−k}, σ):
+/// U = α²/200 + ‖β‖²/200 + log(1 + σ²/2.5²) + Σ_t e_t²/(2σ²) + (T − K − 1)·s.
+struct Ark {
+    y: Vec<f64>,
+}
+
+impl AutodiffModel<7> for Ark {
+    fn potential<S: Scalar>(&self, p: &[S; 7]) -> S {
+        const K: usize = 5;
+        let s = p[K + 1];
+        let sigma2 = (S::from_f64(2.0) * s).exp();
+        let mut u = S::from_f64(0.0);
+        for &c in &p[..=K] {
+            u += S::from_f64(0.5 / 100.0) * c * c;
+        }
+        let mut ss = S::from_f64(0.0);
+        for t in K..self.y.len() {
+            let mut mu = p[0];
+            for i in 0..K {
+                mu += p[i + 1] * S::from_f64(self.y[t - i - 1]);
+            }
+            let e = S::from_f64(self.y[t]) - mu;
+            ss += e * e;
+        }
+        let observed = (self.y.len() - K) as f64;
+        u + (sigma2 / S::from_f64(2.5 * 2.5)).ln_1p()
+            + S::from_f64(0.5) * ss / sigma2
+            + S::from_f64(observed - 1.0) * s
+    }
+}
 
 /// Logistic regression: U(w) = ‖w‖²/(2v) + Σₙ softplus(fₙ) − tₙ fₙ, fₙ = xₙᵀw.
 struct Logistic<const D: usize> {
@@ -606,6 +681,30 @@ fn funnels_and_hierarchies() {
             &at,
             model_gradient(&pdb),
         );
+
+        let root = root.join("posteriordb/posterior_database");
+        let data = PosteriordbPosterior::SblrcBlr.read_data(&root).unwrap();
+        let blr = Blr {
+            rows: data["X"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|row| core::array::from_fn(|k| row[k].as_f64().unwrap()))
+                .collect(),
+            y: numbers(&data["y"]),
+        };
+        let pdb = Posteriordb::sblrc_blr(&root).unwrap();
+        let at = points([0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.5; 6], 28);
+        check("sblrc-blr", &blr, &at, model_gradient(&pdb));
+
+        let data = PosteriordbPosterior::ArK.read_data(&root).unwrap();
+        assert_eq!(data["K"].as_f64(), Some(5.0));
+        let ark = Ark {
+            y: numbers(&data["y"]),
+        };
+        let pdb = Posteriordb::ark(&root).unwrap();
+        let at = points([0.0; 7], [1.0; 7], 29);
+        check("arK", &ark, &at, model_gradient(&pdb));
     });
 }
 

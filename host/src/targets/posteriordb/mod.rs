@@ -109,6 +109,14 @@ impl PosteriordbPosterior {
             .join(format!("{}.json.zip", self.data_name()))
     }
 
+    /// The posterior's data as posteriordb stores them (`data_path`,
+    /// unzipped and parsed): for code that builds the model again, e.g.
+    /// written once for automatic differentiation
+    /// (`tests/tests/operators/autodiff_gradients.rs`).
+    pub fn read_data(self, root: &Path) -> Result<serde_json::Value, InputError> {
+        json::read_zipped_json(&self.data_path(root))
+    }
+
     /// `root/reference_posteriors/draws/draws/POSTERIOR.json.zip`.
     pub fn draws_path(self, root: &Path) -> PathBuf {
         root.join("reference_posteriors/draws/draws")
