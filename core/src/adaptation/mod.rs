@@ -45,7 +45,9 @@ mod schedule;
 mod welford;
 mod window_covariance;
 
-pub use lbfgs_estimator::{DEFAULT_RANK_TOLERANCE, LbfgsEstimator, LbfgsEstimatorSettings};
+pub use lbfgs_estimator::{
+    DEFAULT_RANK_TOLERANCE, LbfgsEstimator, LbfgsEstimatorSettings, MIN_GRADIENT_LINEARITY,
+};
 pub use lbfgs_start::LbfgsStartDiagonalEstimator;
 pub use metric_estimators::{
     DenseEstimator, DiagonalEstimator, IdentityEstimator, MetricChange, MetricEstimator,

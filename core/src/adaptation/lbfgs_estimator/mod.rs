@@ -63,6 +63,19 @@ use super::window_covariance::WindowCovariance;
 /// every benchmark target (docs/NUTS.md, "Rank tolerance").
 pub const DEFAULT_RANK_TOLERANCE: f64 = 0.1;
 
+/// The window's covariance metric competes at a window end only where ∇U
+/// is close to linear in θ over the window's draws: the smallest squared
+/// canonical correlation between θ and ∇U must be at least this (it is 1 for
+/// any Gaussian, whatever the draws). The metric is Gaussian-optimal; where
+/// curvature varies it fits an average curvature and its steps are too long
+/// where the posterior is stiff. On posteriordb's latent Gaussian process
+/// gp_pois_regr (seed 1, 15 window ends over 4 chains) the measure was
+/// 0.0002–0.14 at 14 and 0.63 at one; on the small correlated regressions
+/// the metric is for, 0.75–0.90 (mesquite) and 0.98–0.999 (kidiq, earnings,
+/// nes). At 0.5 gp_pois_regr still took the metric and diverged; at 0.7 it
+/// ran as without it (docs/NUTS.md, "The window's covariance metric").
+pub const MIN_GRADIENT_LINEARITY: f64 = 0.7;
+
 use crate::error::{Error, require_non_negative};
 use crate::kernels::dot;
 use crate::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings};
@@ -86,12 +99,14 @@ pub struct LbfgsEstimatorSettings<T> {
     pub optimize: bool,
     /// Whether a model of dimension n ≤ `M` also scores the window's
     /// covariance metric (`adaptation/window_covariance.rs`) at each window
-    /// end. Off by default: on posteriordb (43 posteriors × 3 seeds) it
-    /// raised ESS per gradient to 1.04× nuts-rs low-rank on the kept draws
-    /// and 1.18× including warm-up (from 0.89× and 1.07×), but it failed
-    /// the latent Gaussian process gp_pois_regr on all three seeds (R̂ up to
-    /// 1.23, twice the divergences), which the default passes
-    /// (docs/NUTS.md, "The window's covariance metric").
+    /// end where the window's ∇U is close to linear in θ
+    /// ([`MIN_GRADIENT_LINEARITY`]). Off here (the core's defaults are
+    /// Stan's); the CLI turns it on. On posteriordb (43 posteriors × 3
+    /// seeds) it raised ESS per gradient against nuts-rs low-rank from 0.87×
+    /// to 1.03× on the kept draws and from 1.06× to 1.20× including warm-up,
+    /// with the same z-tests, divergences and R̂ (docs/NUTS.md, "The window's
+    /// covariance metric"). Without the linearity gate it failed the latent
+    /// Gaussian process gp_pois_regr.
     pub window_covariance: bool,
 }
 
@@ -145,6 +160,9 @@ pub struct LbfgsEstimator<T, const D: usize, const M: usize> {
     /// Scores of the last window end: metric in force, diagonal + pairs,
     /// diagonal alone, window covariances (∞ where not scored).
     last_scores: [T; 4],
+    /// The window's gradient linearity at the last window end (NaN where
+    /// not measured).
+    last_linearity: T,
     /// Ĉov(θ)·q over the window: finds the direction in which the draws
     /// spread most beyond the metric (power iteration across windows).
     spread: CovarianceProduct<T, D>,
@@ -162,7 +180,7 @@ crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] Lbfgs
     diagonal, window_diagonal, base, previous_position, previous_gradient, has_previous, pool_s, pool_y,
     pool_score, pool_len, memory, rank_tolerance, pairs_used, max_pairs, optimize, window_covariance, recent_position,
     recent_gradient, recent_len, recent_next, candidate, replaced, kept, observed, conjugated,
-    last_scores, spread, stiffness, dimension, covariance
+    last_scores, last_linearity, spread, stiffness, dimension, covariance
 });
 
 /// Every `SCORE_EVERY`-th draw of a window is held out of the candidates'
@@ -217,6 +235,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
             observed: 0,
             conjugated: 0,
             last_scores: [T::INFINITY; 4],
+            last_linearity: T::from_f64(f64::NAN),
             spread: CovarianceProduct::new(),
             stiffness: CovarianceProduct::new(),
             dimension: D,
@@ -262,6 +281,14 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
     /// last one is scored only for a dimension n ≤ `M`).
     pub fn last_window_scores(&self) -> [T; 4] {
         self.last_scores
+    }
+
+    /// The smallest squared canonical correlation between θ and ∇U over the
+    /// last window's draws (1 for a Gaussian; the covariance candidate is
+    /// scored only at [`MIN_GRADIENT_LINEARITY`] or above), NaN where the
+    /// window covariance is off or was not measured.
+    pub fn last_gradient_linearity(&self) -> T {
+        self.last_linearity
     }
 
     /// Mean of ∇UᵀH∇U + (θ − μ)ᵀH⁻¹(θ − μ) over the held-out draws (the part of
@@ -330,6 +357,15 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         };
         let two = T::ONE + T::ONE;
         (mean + two * (variance / k).sqrt()) < T::ZERO
+    }
+
+    /// Whether the window's ∇U is linear enough in θ for its covariance
+    /// metric to compete ([`MIN_GRADIENT_LINEARITY`]); records the measure
+    /// for [`last_gradient_linearity`](Self::last_gradient_linearity).
+    fn covariance_applies(&mut self, base: &[T; D], n: usize) -> bool {
+        let linearity = self.covariance.gradient_linearity(base, n);
+        self.last_linearity = linearity.unwrap_or(T::from_f64(f64::NAN));
+        linearity.is_some_and(|r| r >= T::from_f64(MIN_GRADIENT_LINEARITY))
     }
 
     /// The coordinates the sampler moves (n ≤ D).
@@ -604,6 +640,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         self.window_covariance = settings.window_covariance;
         self.candidate.set_identity();
         self.last_scores = [T::INFINITY; 4];
+        self.last_linearity = T::from_f64(f64::NAN);
         self.dimension = D;
         metric.set_identity();
         Ok(())
@@ -777,6 +814,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         // held-out draws wins (a NaN score never does).
         let mut best = self.fisher_score(metric);
         self.last_scores = [best, T::INFINITY, T::INFINITY, T::INFINITY];
+        self.last_linearity = T::from_f64(f64::NAN);
         let mut winner = None;
         let mut result = Ok(());
         for candidate in [Candidate::Diagonal, Candidate::Pairs, Candidate::Covariance] {
@@ -792,6 +830,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
                 Candidate::Covariance => {
                     if !self.window_covariance
                         || self.recent_len < 2
+                        || !self.covariance_applies(&base, n)
                         || !self.covariance.pairs_into(&base, n, &mut self.memory)
                     {
                         continue;
