@@ -19,20 +19,22 @@ use crate::qnmcside;
 /// Who runs a configuration and with how many warm-up draws.
 #[derive(Clone, Copy)]
 enum Engine {
-    /// qnmc's NUTS with this `--metric` (`None`: the default) and
-    /// `--window-covariance` on or off.
+    /// qnmc's NUTS with this `--metric` (`None`: the default) and the
+    /// window's covariance metric on (the default) or off
+    /// (`--no-window-covariance`).
     Qnmc(Option<MetricKind>, bool),
     NutsRs(NutsRsMetric),
 }
 
 /// The benchmark's configurations: qnmc's default NUTS (quasi-Newton
-/// metric), with `--window-covariance`, `--metric diag` and `--metric
-/// dense`, all with the CLI's default warm-up (500);
+/// metric), with `--no-window-covariance` (pairs between draws only, the
+/// default until 2026-11-27), `--metric diag` and `--metric dense`, all with
+/// the CLI's default warm-up (500);
 /// nuts-rs low-rank and diagonal with tuning 500 (nutpie's documented
 /// default) and 1000 (the nuts-rs crate's default).
 const CONFIGS: [(&str, Engine, usize); 8] = [
-    ("qnmc-nuts", Engine::Qnmc(None, false), 500),
-    ("qnmc-nuts-wincov", Engine::Qnmc(None, true), 500),
+    ("qnmc-nuts", Engine::Qnmc(None, true), 500),
+    ("qnmc-nuts-pairs", Engine::Qnmc(None, false), 500),
     (
         "qnmc-nuts-diag",
         Engine::Qnmc(Some(MetricKind::Diagonal), false),

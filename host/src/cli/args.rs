@@ -196,11 +196,16 @@ pub struct SamplerArgs {
     #[arg(long, value_name = "N")]
     pub early_end: Option<u32>,
     /// NUTS with --metric lbfgs, a model of dimension <= --memory: at each
-    /// warm-up window's end also try the metric of the window's covariances
-    /// of the draws and gradients (faster on small correlated regressions,
-    /// but it failed a latent Gaussian process; off by default).
-    #[arg(long)]
+    /// warm-up window's end where the gradient is close to linear in the
+    /// draws, also try the metric of the window's covariances of the draws
+    /// and gradients (the default; this flag is kept for older scripts).
+    #[arg(long, conflicts_with = "no_window_covariance")]
     pub window_covariance: bool,
+    /// NUTS with --metric lbfgs: learn the metric from the diagonal and the
+    /// pairs between draws only, never from the window's covariances (the
+    /// default before 2026-11-27).
+    #[arg(long)]
+    pub no_window_covariance: bool,
     /// Minibatch samplers without an MH test (hamcmc, sgld, …): `lp__` for
     /// `full` (every kept draw), `none`, or `every N` kept draws; each costs a
     /// full-data pass, timed apart from sampling. Default: full up to 10 000

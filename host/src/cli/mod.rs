@@ -143,7 +143,7 @@ pub fn run_settings(a: &SamplerArgs) -> RunSettings {
         metric: a.metric,
         max_tree_depth: a.max_tree_depth,
         early_end: a.early_end,
-        window_covariance: a.window_covariance,
+        window_covariance: !a.no_window_covariance,
         // Checked (with its message) in `sample`.
         lp: crate::run::LpMode::from_words(&a.lp).ok(),
         pilot: None,

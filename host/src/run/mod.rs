@@ -314,7 +314,7 @@ fn describe(
                         "{metric}: diagonal base plus up to {} conjugated pairs between warm-up draws{}",
                         s.memory_for(sampler),
                         if s.window_covariance {
-                            ", or the window's covariance metric (--window-covariance)"
+                            ", or the window's covariance metric where its gradient is near linear"
                         } else {
                             ""
                         }

@@ -118,9 +118,11 @@ pub struct RunSettings {
     /// [`DEFAULT_NUTS_EARLY_END`].
     pub early_end: Option<u32>,
     /// NUTS with the quasi-Newton metric: also score the window's
-    /// covariance metric at each window end, for a model of dimension ≤ the
-    /// memory (`LbfgsEstimatorSettings::window_covariance`; off by default,
-    /// docs/NUTS.md "The window's covariance metric").
+    /// covariance metric at each window end where the window's gradient is
+    /// close to linear in its draws, for a model of dimension ≤ the memory
+    /// (`LbfgsEstimatorSettings::window_covariance`; on by default, the CLI's
+    /// `--no-window-covariance` turns it off; docs/NUTS.md "The window's
+    /// covariance metric").
     pub window_covariance: bool,
     /// What the pilot of a stochastic-gradient sampler chose
     /// ([`apply_pilot`](super::apply_pilot) sets it with the step size, γ,
@@ -170,7 +172,7 @@ impl Default for RunSettings {
             metric: None,
             max_tree_depth: None,
             early_end: None,
-            window_covariance: false,
+            window_covariance: true,
             lp: None,
             pilot: None,
         }
