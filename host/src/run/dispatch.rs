@@ -36,6 +36,50 @@ pub const NUTS_DIMENSIONS: [usize; 4] = [2048, 4096, 8192, 16384];
 /// sizes of [`NUTS_DIMENSIONS`]; `--memory m` keeps m ≤ 20 pairs in it.
 pub const NUTS_LARGE_MEMORY: usize = 20;
 
+/// The L-BFGS storage NUTS's quasi-Newton metric gets in the 32 bucket
+/// (models of 26–32 coordinates) with `--memory` ≤ 20 and the window
+/// covariance on: the window's covariance metric needs n ≤ M pairs. Only
+/// `--memory` pairs between draws are kept in it, as elsewhere. On
+/// posteriordb's diamonds (D = 26, seeds 1–3) ESS per gradient against
+/// nuts-rs low-rank rose from 0.35× to 1.24× on the kept draws and from
+/// 0.26× to 0.62× including warm-up. The 25 bucket keeps M = 20: German
+/// credit (D = 25, seeds 1–20) gained bulk ESS per kept gradient (0.92× →
+/// 1.10×) but lost tail ESS (1.82× → 1.41× including warm-up)
+/// (docs/NUTS.md, "The linearity gate").
+pub const NUTS_WINDOW_COVARIANCE_MEMORY: usize = 32;
+
+/// The L-BFGS storage (the const M) NUTS's quasi-Newton metric runs with in
+/// compiled size `d` for `--memory` bucket `memory` (`None`: no bucket):
+/// [`NUTS_WINDOW_COVARIANCE_MEMORY`] in the 32 bucket with the default
+/// bucket and the window covariance on, [`NUTS_LARGE_MEMORY`] beyond
+/// [`DIMENSIONS`], else the memory bucket. The window's covariance metric
+/// applies to a model of dimension n ≤ this.
+///
+/// ```
+/// use qnmc_host::run::nuts_lbfgs_storage;
+/// assert_eq!(nuts_lbfgs_storage(32, Some(20), true), Some(32));
+/// assert_eq!(nuts_lbfgs_storage(25, Some(20), true), Some(20));
+/// assert_eq!(nuts_lbfgs_storage(32, Some(20), false), Some(20));
+/// assert_eq!(nuts_lbfgs_storage(32, Some(10), true), Some(10));
+/// assert_eq!(nuts_lbfgs_storage(2048, None, true), Some(20));
+/// ```
+pub fn nuts_lbfgs_storage(
+    d: usize,
+    memory: Option<usize>,
+    window_covariance: bool,
+) -> Option<usize> {
+    if d > DIMENSIONS[DIMENSIONS.len() - 1] {
+        Some(NUTS_LARGE_MEMORY)
+    } else if window_covariance
+        && d == NUTS_WINDOW_COVARIANCE_MEMORY
+        && memory == Some(NUTS_LARGE_MEMORY)
+    {
+        Some(NUTS_WINDOW_COVARIANCE_MEMORY)
+    } else {
+        memory
+    }
+}
+
 /// Compile-time L-BFGS memory sizes of QNHMC and HAMCMC, ascending.
 pub const MEMORY_SIZES: [usize; 3] = [5, 10, 20];
 

@@ -65,8 +65,8 @@ pub use crate::metric_kind::{MAX_DENSE_DIMENSION, MetricKind, sampler_label};
 pub use chain::STEP_SIZE_JITTER;
 pub use check::{CheckReport, CheckRow, check};
 pub use dispatch::{
-    DIMENSIONS, MEMORY_SIZES, NUTS_DIMENSIONS, NUTS_LARGE_MEMORY, memory_bucket, nuts_dimension,
-    padded_dimension,
+    DIMENSIONS, MEMORY_SIZES, NUTS_DIMENSIONS, NUTS_LARGE_MEMORY, NUTS_WINDOW_COVARIANCE_MEMORY,
+    memory_bucket, nuts_dimension, nuts_lbfgs_storage, padded_dimension,
 };
 pub use pilot::{PilotLengths, SgDefaults, apply_pilot};
 pub use progress::Progress;
@@ -182,6 +182,20 @@ pub fn run(
             },
             unsupported(d)
         ),
+        // The 32 bucket (models of 26–32 coordinates) with the default
+        // memory: storage for NUTS_WINDOW_COVARIANCE_MEMORY pairs, so that
+        // the window's covariance metric (n ≤ M pairs) applies; still
+        // `--memory` pairs between draws ([`nuts_lbfgs_storage`]).
+        Some(m)
+            if lbfgs_nuts
+                && nuts_lbfgs_storage(d, Some(m), settings.window_covariance)
+                    == Some(NUTS_WINDOW_COVARIANCE_MEMORY) =>
+        {
+            chain::run_nuts_lbfgs_chain::<
+                NUTS_WINDOW_COVARIANCE_MEMORY,
+                NUTS_WINDOW_COVARIANCE_MEMORY,
+            >(&job, k)
+        }
         None => with_dimension!(d, |D| chain::run_chain::<D>(&job, k), unsupported(d)),
         Some(m) => with_dimension!(
             d,
@@ -313,7 +327,14 @@ fn describe(
                     (MetricKind::Lbfgs, None) => format!(
                         "{metric}: diagonal base plus up to {} conjugated pairs between warm-up draws{}",
                         s.memory_for(sampler),
-                        if s.window_covariance {
+                        if s.window_covariance
+                            && nuts_lbfgs_storage(
+                                padded,
+                                memory_bucket(s.memory_for(sampler)),
+                                true
+                            )
+                            .is_some_and(|m| model.dimension() <= m)
+                        {
                             ", or the window's covariance metric where its gradient is near linear"
                         } else {
                             ""

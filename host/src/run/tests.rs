@@ -413,3 +413,42 @@ fn nuts_runs_five_thousand_dimensions() {
     let e = run(&Wide(16385), SamplerKind::Nuts, &s, &Progress::hidden()).unwrap_err();
     assert!(e.to_string().contains("16384"), "{e}");
 }
+
+/// The settings line says where the window's covariance metric applies: a
+/// model of dimension n ≤ the L-BFGS storage, which is 32 in the 32 bucket
+/// (26–32 coordinates; `nuts_lbfgs_storage`) and the memory (20) elsewhere.
+/// The 28-D chain runs in that storage and samples N(0, I) (mean of x² within
+/// 5 standard errors of 1, correlated draws counted as a fifth).
+#[test]
+fn the_window_covariance_applies_up_to_the_storage() {
+    let s = RunSettings {
+        chains: 1,
+        warmup: 200,
+        draws: 200,
+        ..settings()
+    };
+    let says = |n: usize, s: &RunSettings| {
+        let draws = run(&Wide(n), SamplerKind::Nuts, s, &Progress::hidden()).unwrap();
+        let metric = draws
+            .settings
+            .iter()
+            .find(|(k, _)| k == "metric")
+            .map(|(_, v)| v.clone())
+            .unwrap();
+        (metric.contains("window's covariance"), draws)
+    };
+    assert!(says(20, &s).0);
+    assert!(!says(25, &s).0);
+    let (applies, draws) = says(28, &s);
+    assert!(applies);
+    let values = &draws.chains[0].values;
+    let second_moment = values.iter().map(|v| v * v).sum::<f64>() / values.len() as f64;
+    let se = (2.0 / (values.len() as f64 / 5.0)).sqrt();
+    assert!((second_moment - 1.0).abs() < 5.0 * se, "{second_moment}");
+    assert!(!says(33, &s).0);
+    let off = RunSettings {
+        window_covariance: false,
+        ..s
+    };
+    assert!(!says(28, &off).0);
+}
