@@ -72,8 +72,10 @@ pub const DEFAULT_RANK_TOLERANCE: f64 = 0.1;
 /// gp_pois_regr (seed 1, 15 window ends over 4 chains) the measure was
 /// 0.0002–0.14 at 14 and 0.63 at one; on the small correlated regressions
 /// the metric is for, 0.75–0.90 (mesquite) and 0.98–0.999 (kidiq, earnings,
-/// nes). At 0.5 gp_pois_regr still took the metric and diverged; at 0.7 it
-/// ran as without it (docs/NUTS.md, "The window's covariance metric").
+/// nes) — measured in a throwaway build that added γ = 10⁻²√ε to both
+/// covariances, which can only lower the measure. At 0.5 gp_pois_regr still
+/// took the metric and diverged; at 0.7 it ran as without it (docs/NUTS.md,
+/// "The linearity gate").
 pub const MIN_GRADIENT_LINEARITY: f64 = 0.7;
 
 use crate::error::{Error, require_non_negative};
@@ -104,8 +106,8 @@ pub struct LbfgsEstimatorSettings<T> {
     /// Stan's); the CLI turns it on. On posteriordb (43 posteriors × 3
     /// seeds) it raised ESS per gradient against nuts-rs low-rank from 0.87×
     /// to 1.03× on the kept draws and from 1.06× to 1.20× including warm-up,
-    /// with the same z-tests, divergences and R̂ (docs/NUTS.md, "The window's
-    /// covariance metric"). Without the linearity gate it failed the latent
+    /// with the same z-tests, divergences and R̂ (docs/NUTS.md, "The
+    /// linearity gate"). Without the linearity gate it failed the latent
     /// Gaussian process gp_pois_regr.
     pub window_covariance: bool,
 }
