@@ -22,27 +22,30 @@ enum Engine {
     /// qnmc's NUTS with this `--metric` (`None`: the default) and the
     /// window's covariance metric on (the default) or off
     /// (`--no-window-covariance`).
-    Qnmc(Option<MetricKind>, bool),
+    /// Metric (`None`: the default), window covariance, optimum secants.
+    Qnmc(Option<MetricKind>, bool, bool),
     NutsRs(NutsRsMetric),
 }
 
 /// The benchmark's configurations: qnmc's default NUTS (quasi-Newton
 /// metric), with `--no-window-covariance` (pairs between draws only, the
-/// default until 2026-11-27), `--metric diag` and `--metric dense`, all with
-/// the CLI's default warm-up (500);
+/// default until 2026-11-27), with `--optimum-secants` (not the default:
+/// docs/NUTS.md "Secants at the optimum"), `--metric diag` and
+/// `--metric dense`, all with the CLI's default warm-up (500);
 /// nuts-rs low-rank and diagonal with tuning 500 (nutpie's documented
 /// default) and 1000 (the nuts-rs crate's default).
-const CONFIGS: [(&str, Engine, usize); 8] = [
-    ("qnmc-nuts", Engine::Qnmc(None, true), 500),
-    ("qnmc-nuts-pairs", Engine::Qnmc(None, false), 500),
+const CONFIGS: [(&str, Engine, usize); 9] = [
+    ("qnmc-nuts", Engine::Qnmc(None, true, false), 500),
+    ("qnmc-nuts-pairs", Engine::Qnmc(None, false, false), 500),
+    ("qnmc-nuts-secants", Engine::Qnmc(None, true, true), 500),
     (
         "qnmc-nuts-diag",
-        Engine::Qnmc(Some(MetricKind::Diagonal), false),
+        Engine::Qnmc(Some(MetricKind::Diagonal), false, false),
         500,
     ),
     (
         "qnmc-nuts-dense",
-        Engine::Qnmc(Some(MetricKind::Dense), false),
+        Engine::Qnmc(Some(MetricKind::Dense), false, false),
         500,
     ),
     (
@@ -105,9 +108,10 @@ fn run_one(
             seed,
             init_radius: 2.0,
         })?,
-        Engine::Qnmc(metric, window_covariance) => {
+        Engine::Qnmc(metric, window_covariance, optimum_secants) => {
             let settings = RunSettings {
                 window_covariance,
+                optimum_secants,
                 chains: args.chains,
                 warmup,
                 draws: args.draws,

@@ -139,6 +139,71 @@ pub(crate) fn typical_start<T: Real, const D: usize, P: Potential<T, D>>(
     (optimum.position, evaluations)
 }
 
+/// Most central secants [`secant_at_one_sd`] measures along one direction
+/// (the first and up to three rescaled ones).
+pub(crate) const SECANT_TRIES: u32 = 4;
+
+/// A secant is kept once its step is between ½ and 2 sds of the curvature it
+/// measured (sᵀy within [¼, 4]).
+pub(crate) const SECANT_SDS_SQUARED: (f64, f64) = (0.25, 4.0);
+
+/// The central secant y = (∇U(x + s) − ∇U(x − s))/2 at the optimum `x`
+/// along `step`, with the step rescaled to one sd of the curvature measured
+/// along it (s ← s/√(sᵀy)) until sᵀy is within [`SECANT_SDS_SQUARED`];
+/// `None` when a gradient is not finite, the curvature is not positive, or
+/// [`SECANT_TRIES`] do not settle. Returns the secant (`step` holds its s)
+/// and the evaluations spent (two per try).
+///
+/// Why central and rescaled: on posteriordb's logearn_logheight_male the
+/// path's metric was 10–300 times too wide in variance, so a step of one of
+/// its sds reached 3–24 posterior sds from the mode. A one-sided secant
+/// there picks up the quadratic part of ∇U (U is not quadratic in log σ and
+/// the slopes); the central one cancels it, and the rescaling brings the
+/// step back to where the quadratic model holds (docs/NUTS.md, "Secants at
+/// the optimum").
+pub(crate) fn secant_at_one_sd<T: Real, const D: usize, P: Potential<T, D>>(
+    target: &P,
+    optimum: &[T; D],
+    step: &mut [T; D],
+) -> (Option<[T; D]>, u32) {
+    let mut spent = 0;
+    for _ in 0..SECANT_TRIES {
+        let mut forward = [T::ZERO; D];
+        let mut backward = [T::ZERO; D];
+        for (sign, gradient) in [(T::ONE, &mut forward), (-T::ONE, &mut backward)] {
+            let mut x = [T::ZERO; D];
+            for i in 0..D {
+                x[i] = optimum[i] + sign * step[i];
+            }
+            if !crate::kernels::all_finite(&x) {
+                return (None, spent);
+            }
+            let u = target.potential_and_gradient(&x, gradient);
+            spent += 1;
+            if !(u.is_finite() && crate::kernels::all_finite(gradient)) {
+                return (None, spent);
+            }
+        }
+        let mut y = [T::ZERO; D];
+        for i in 0..D {
+            y[i] = T::HALF * (forward[i] - backward[i]);
+        }
+        let sy = crate::kernels::dot(step, &y);
+        if !(sy.is_finite() && sy > T::ZERO) {
+            return (None, spent);
+        }
+        let (low, high) = SECANT_SDS_SQUARED;
+        if sy >= T::from_f64(low) && sy <= T::from_f64(high) {
+            return (Some(y), spent);
+        }
+        let scale = T::ONE / sy.sqrt();
+        for v in step.iter_mut() {
+            *v *= scale;
+        }
+    }
+    (None, spent)
+}
+
 /// The diagonal of the path's L-BFGS inverse Hessian (D two-loop products,
 /// once per chain), each entry clamped to the estimators' variance bounds,
 /// γ where an entry is not positive and finite. Not the scalar γ alone: with
@@ -295,6 +360,111 @@ mod tests {
     use crate::adaptation::{AdaptiveNuts, WarmupSchedule};
     use crate::samplers::NutsSettings;
     use rand_core::SeedableRng;
+
+    /// A 2-D target for [`secant_at_one_sd`]: ∇U = (g₀(x₀), g₁(x₁)).
+    struct Separable(fn(f64) -> (f64, f64), fn(f64) -> (f64, f64));
+
+    impl Potential<f64, 2> for Separable {
+        fn potential_and_gradient(&self, x: &[f64; 2], g: &mut [f64; 2]) -> f64 {
+            let (u0, g0) = (self.0)(x[0]);
+            let (u1, g1) = (self.1)(x[1]);
+            *g = [g0, g1];
+            u0 + u1
+        }
+    }
+
+    /// Reference table for the central secant at the optimum 0: the step it
+    /// settles on (sᵀy within [¼, 4], so ½–2 sds of the curvature it
+    /// measured), the secant (exact for these: (g(s) − g(−s))/2 is s/σ² for
+    /// a normal and s + s³ for U = x²/2 + x⁴/4), and the evaluations (two per
+    /// try). Bound: 1e-12 relative (rounding only).
+    #[test]
+    fn secants_settle_at_one_sd_of_the_measured_curvature() {
+        fn quartic(x: f64) -> (f64, f64) {
+            (0.5 * x * x + 0.25 * x.powi(4), x + x * x * x)
+        }
+        fn flat(_: f64) -> (f64, f64) {
+            (0.0, 0.0)
+        }
+        fn sd_100(x: f64) -> (f64, f64) {
+            (0.5 * x * x * 1e-4, x * 1e-4)
+        }
+        fn sd_001(x: f64) -> (f64, f64) {
+            (0.5 * x * x * 1e4, x * 1e4)
+        }
+        // (target, first step, settled step, evaluations)
+        let table: [(Separable, [f64; 2], [f64; 2], u32); 4] = [
+            // An sd-0.01 normal probed 3 000 sds out: exact at any length,
+            // so one rescaling lands on exactly one sd.
+            (Separable(flat, sd_001), [0.0, 30.0], [0.0, 0.01], 4),
+            // An sd-100 normal probed at 1/100 sd: rescaled up to one sd.
+            (Separable(flat, sd_100), [0.0, 1.0], [0.0, 100.0], 4),
+            // Already within the range: measured once, kept.
+            (Separable(sd_100, flat), [150.0, 0.0], [150.0, 0.0], 2),
+            // The quartic from x = 10: sᵀy = 10 100 → s = 0.0995, then
+            // sᵀy = 0.0100 → s = 0.995, then sᵀy = 1.97: three tries.
+            (Separable(quartic, flat), [10.0, 0.0], [0.0, 0.0], 6),
+        ];
+        for (k, (target, first, settled, evaluations)) in table.iter().enumerate() {
+            let mut step = *first;
+            let (y, spent) = secant_at_one_sd(target, &[0.0; 2], &mut step);
+            let y = y.unwrap_or_else(|| panic!("row {k}: no secant"));
+            assert_eq!(spent, *evaluations, "row {k}");
+            let sy = step[0] * y[0] + step[1] * y[1];
+            assert!((0.25..=4.0).contains(&sy), "row {k}: sᵀy {sy}");
+            let mut expected = [0.0; 2];
+            target.potential_and_gradient(&step, &mut expected);
+            for i in 0..2 {
+                // For these odd gradients the central secant is ∇U(s).
+                assert!(
+                    (y[i] - expected[i]).abs() <= 1e-12 * expected[i].abs().max(1e-300),
+                    "row {k}"
+                );
+                if k < 3 {
+                    assert!(
+                        (step[i] - settled[i]).abs() <= 1e-12 * settled[i].abs(),
+                        "row {k}: {step:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// No secant (and the evaluations spent, never more than the tries
+    /// allow) where a gradient is not finite or the curvature is not positive.
+    #[test]
+    fn secants_refuse_walls_and_concave_directions() {
+        fn wall(x: f64) -> (f64, f64) {
+            if x < 1.0 {
+                (0.5 * x * x, x)
+            } else {
+                (f64::INFINITY, f64::NAN)
+            }
+        }
+        fn concave(x: f64) -> (f64, f64) {
+            (-x * x, -2.0 * x)
+        }
+        fn flat(_: f64) -> (f64, f64) {
+            (0.0, 0.0)
+        }
+        fn steep(x: f64) -> (f64, f64) {
+            (x.powi(8), 8.0 * x.powi(7))
+        }
+        for (k, (target, step, most)) in [
+            (Separable(wall, flat), [2.0, 0.0], 1),
+            (Separable(concave, flat), [1.0, 0.0], 2),
+            (Separable(flat, flat), [1.0, 1.0], 2),
+            (Separable(steep, flat), [1e3, 0.0], 2 * SECANT_TRIES),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut s = step;
+            let (y, spent) = secant_at_one_sd(&target, &[0.0; 2], &mut s);
+            assert!(y.is_none(), "row {k}: {y:?} at {s:?}");
+            assert!(spent <= most, "row {k}: {spent}");
+        }
+    }
 
     /// Independent normals with variances 10⁻⁶, 1 and 10⁴.
     struct Scales;

@@ -285,6 +285,7 @@ pub(crate) fn run_nuts_lbfgs_chain<const D: usize, const M: usize>(
     let mut settings = LbfgsEstimatorSettings::new(DEFAULT_RANK_TOLERANCE);
     settings.max_pairs = job.settings.memory_for(job.kind);
     settings.window_covariance = job.settings.window_covariance;
+    settings.optimum_secants = job.settings.optimum_secants;
     // The estimator starts the chain at the mode (L-BFGS).
     go!(
         job,

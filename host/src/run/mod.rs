@@ -324,22 +324,29 @@ fn describe(
                 "metric",
                 match (metric, s.step_size) {
                     (_, Some(_)) => format!("{metric} (not adapted: the step size is fixed)"),
-                    (MetricKind::Lbfgs, None) => format!(
-                        "{metric}: diagonal base plus up to {} conjugated pairs between warm-up draws{}",
-                        s.memory_for(sampler),
-                        if s.window_covariance
-                            && nuts_lbfgs_storage(
-                                padded,
-                                memory_bucket(s.memory_for(sampler)),
-                                true
-                            )
-                            .is_some_and(|m| model.dimension() <= m)
-                        {
-                            ", or the window's covariance metric where its gradient is near linear"
-                        } else {
-                            ""
-                        }
-                    ),
+                    (MetricKind::Lbfgs, None) => {
+                        let storage = nuts_lbfgs_storage(
+                            padded,
+                            memory_bucket(s.memory_for(sampler)),
+                            s.window_covariance,
+                        )
+                        .unwrap_or(s.memory_for(sampler));
+                        let fits = model.dimension() <= storage;
+                        format!(
+                            "{metric}: diagonal base plus up to {} conjugated pairs between warm-up draws{}{}",
+                            s.memory_for(sampler),
+                            if s.window_covariance && fits {
+                                ", or the window's covariance metric where its gradient is near linear"
+                            } else {
+                                ""
+                            },
+                            if s.optimum_secants && fits {
+                                "; the first metric from central secants at the L-BFGS optimum"
+                            } else {
+                                ""
+                            }
+                        )
+                    }
                     (_, None) => format!("{metric}, learned in Stan's slow windows"),
                 },
             );

@@ -124,6 +124,12 @@ pub struct RunSettings {
     /// `--no-window-covariance` turns it off; docs/NUTS.md "The window's
     /// covariance metric").
     pub window_covariance: bool,
+    /// NUTS with the quasi-Newton metric, a model of dimension ≤ the L-BFGS
+    /// storage: measure the first metric by central secants at the L-BFGS
+    /// start's optimum (`LbfgsEstimatorSettings::optimum_secants`; off by
+    /// default, the CLI's `--optimum-secants` turns it on; docs/NUTS.md
+    /// "Secants at the optimum").
+    pub optimum_secants: bool,
     /// What the pilot of a stochastic-gradient sampler chose
     /// ([`apply_pilot`](super::apply_pilot) sets it with the step size, γ,
     /// friction, warm-up and thinning it wrote here). Its `inverse_metric`
@@ -173,6 +179,7 @@ impl Default for RunSettings {
             max_tree_depth: None,
             early_end: None,
             window_covariance: true,
+            optimum_secants: false,
             lp: None,
             pilot: None,
         }

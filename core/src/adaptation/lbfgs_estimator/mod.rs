@@ -45,7 +45,9 @@
 //! Gaussian's dominant direction in every run (issue 10's measurement).
 
 use super::covariance_product::CovarianceProduct;
-use super::lbfgs_start::{LbfgsStart, inverse_hessian_diagonal, optimize_start, typical_start};
+use super::lbfgs_start::{
+    LbfgsStart, inverse_hessian_diagonal, optimize_start, secant_at_one_sd, typical_start,
+};
 use super::metric_estimators::{
     DiagonalEstimator, MetricChange, MetricEstimator, clamp_variance, variances_from_gradient,
 };
@@ -80,7 +82,7 @@ pub const MIN_GRADIENT_LINEARITY: f64 = 0.7;
 
 use crate::error::{Error, require_non_negative};
 use crate::kernels::dot;
-use crate::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings};
+use crate::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings, MinimizeOutcome};
 use crate::metric::LbfgsMetric;
 use crate::metric::Metric;
 use crate::real::Real;
@@ -110,6 +112,17 @@ pub struct LbfgsEstimatorSettings<T> {
     /// linearity gate"). Without the linearity gate it failed the latent
     /// Gaussian process gp_pois_regr.
     pub window_covariance: bool,
+    /// Whether, for a model of dimension n ≤ `M`, the L-BFGS start replaces
+    /// the path's pairs by n central secants measured at the optimum, one
+    /// sd of the measured curvature along each column of the path metric's
+    /// square root (2n–8n gradients; `LbfgsEstimator::with_optimum_secants`).
+    /// Off here and in the CLI (`--optimum-secants` turns it on): on
+    /// posteriordb it cut the warm-up of the posteriors whose path metric
+    /// was far too wide (diamonds 0.62× → 1.77× nuts-rs low-rank including
+    /// warm-up), but three runs of 129 failed where the default passes —
+    /// chains that started in a minor mode stayed there (docs/NUTS.md,
+    /// "Secants at the optimum").
+    pub optimum_secants: bool,
 }
 
 impl<T: Real> LbfgsEstimatorSettings<T> {
@@ -121,6 +134,7 @@ impl<T: Real> LbfgsEstimatorSettings<T> {
             max_pairs: usize::MAX,
             optimize: true,
             window_covariance: false,
+            optimum_secants: false,
         }
     }
 }
@@ -148,6 +162,7 @@ pub struct LbfgsEstimator<T, const D: usize, const M: usize> {
     max_pairs: usize,
     optimize: bool,
     window_covariance: bool,
+    optimum_secants: bool,
     recent_position: [[T; D]; M],
     recent_gradient: [[T; D]; M],
     recent_len: usize,
@@ -180,7 +195,7 @@ pub struct LbfgsEstimator<T, const D: usize, const M: usize> {
 
 crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] LbfgsEstimator<T, D, M> {
     diagonal, window_diagonal, base, previous_position, previous_gradient, has_previous, pool_s, pool_y,
-    pool_score, pool_len, memory, rank_tolerance, pairs_used, max_pairs, optimize, window_covariance, recent_position,
+    pool_score, pool_len, memory, rank_tolerance, pairs_used, max_pairs, optimize, window_covariance, optimum_secants, recent_position,
     recent_gradient, recent_len, recent_next, candidate, replaced, kept, observed, conjugated,
     last_scores, last_linearity, spread, stiffness, dimension, covariance
 });
@@ -227,6 +242,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
             max_pairs: M,
             optimize: true,
             window_covariance: false,
+            optimum_secants: false,
             recent_position: [[T::ZERO; D]; M],
             recent_gradient: [[T::ZERO; D]; M],
             recent_len: 0,
@@ -257,6 +273,14 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
     /// [`LbfgsEstimatorSettings::window_covariance`]).
     pub fn with_window_covariance(mut self, on: bool) -> Self {
         self.window_covariance = on;
+        self
+    }
+
+    /// Whether, for a model of dimension n ≤ `M`, the L-BFGS start measures
+    /// the first metric by n central secants at the optimum (default: no;
+    /// see [`LbfgsEstimatorSettings::optimum_secants`]).
+    pub fn with_optimum_secants(mut self, on: bool) -> Self {
+        self.optimum_secants = on;
         self
     }
 
@@ -515,13 +539,71 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
             return Some((*position, outcome.gradient_evaluations));
         }
         self.base = base;
+        let mut spent = outcome.gradient_evaluations;
+        if self.optimum_secants {
+            spent += self.secants_at_optimum(target, &outcome, metric);
+        }
         // Start at the optimum plus a draw from N(0, H): v = H·M^{1/2}z.
         let mut p = [T::ZERO; D];
         let mut v = [T::ZERO; D];
         metric.momentum_from_normals(normals, &mut p);
         metric.velocity(&p, &mut v);
         let (start, evaluations) = typical_start(target, &outcome, &v, normals);
-        Some((start, outcome.gradient_evaluations + evaluations))
+        Some((start, spent + evaluations))
+    }
+
+    /// [`LbfgsEstimatorSettings::optimum_secants`]: for n ≤ `M`, one central
+    /// secant at the optimum along each column of the path metric's square
+    /// root, each rescaled to one sd of the curvature it measures
+    /// ([`secant_at_one_sd`]). If all n are measured and survive
+    /// conjugation, they replace the path's pairs in `metric` (n conjugate
+    /// pairs fix H whatever the base) and are carried into the first
+    /// window's pool; otherwise `metric` keeps the path's. Returns the
+    /// gradient evaluations spent.
+    fn secants_at_optimum<P: Potential<T, D>>(
+        &mut self,
+        target: &P,
+        outcome: &MinimizeOutcome<T, D>,
+        metric: &mut LbfgsMetric<T, D, M>,
+    ) -> u32 {
+        let n = self.moved();
+        if n > M || self.memory.reset(LbfgsSettings::with_max_pairs(M)).is_err() {
+            return 0;
+        }
+        let mut spent = 0;
+        self.pool_len = 0;
+        let mut z = [T::ZERO; D];
+        let mut p = [T::ZERO; D];
+        for i in 0..n {
+            let mut step = [T::ZERO; D];
+            z[i] = T::ONE;
+            metric.momentum_from_normals(&z, &mut p);
+            metric.velocity(&p, &mut step);
+            z[i] = T::ZERO;
+            let (y, evaluations) = secant_at_one_sd(target, &outcome.position, &mut step);
+            spent += evaluations;
+            let Some(score) = y.and_then(|y| self.score(&step, &y).map(|score| (y, score))) else {
+                self.pool_len = 0;
+                return spent;
+            };
+            self.pool_s[i] = step;
+            self.pool_y[i] = score.0;
+            self.pool_score[i] = score.1;
+            self.pool_len = i + 1;
+        }
+        self.conjugate_pool_into_memory();
+        let rebuilt = self.conjugated == n
+            && self
+                .candidate
+                .rebuild(&self.base, &self.memory, self.rank_tolerance)
+                .is_ok();
+        if rebuilt {
+            crate::in_place::swap(metric, &mut self.candidate);
+            self.carry_pairs_into_pool();
+        } else {
+            self.conjugated = 0;
+        }
+        spent
     }
 
     /// Conjugates the pool's pairs (most informative first) into the memory.
@@ -640,6 +722,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         self.max_pairs = settings.max_pairs.min(M);
         self.optimize = settings.optimize;
         self.window_covariance = settings.window_covariance;
+        self.optimum_secants = settings.optimum_secants;
         self.candidate.set_identity();
         self.last_scores = [T::INFINITY; 4];
         self.last_linearity = T::from_f64(f64::NAN);

@@ -241,6 +241,20 @@ const REGRESSION_L: [[f64; 5]; 5] = [
     [1.0, -1.0, 0.5, 0.2, 0.05],
 ];
 
+/// u = L⁻¹β for β = x[..5] (forward substitution).
+fn whitened(x: &[f64; 6]) -> [f64; 5] {
+    let l = REGRESSION_L;
+    let mut u = [0.0; 5];
+    for i in 0..5 {
+        let mut s = x[i];
+        for k in 0..i {
+            s -= l[i][k] * u[k];
+        }
+        u[i] = s / l[i][i];
+    }
+    u
+}
+
 struct Regression;
 
 impl Potential<f64, 6> for Regression {
@@ -248,14 +262,7 @@ impl Potential<f64, 6> for Regression {
         // u = L⁻¹β (forward substitution), ∇_β U = e^{−2τ} L⁻ᵀu.
         let l = REGRESSION_L;
         let scale = (-2.0 * x[5]).exp();
-        let mut u = [0.0; 5];
-        for i in 0..5 {
-            let mut s = x[i];
-            for k in 0..i {
-                s -= l[i][k] * u[k];
-            }
-            u[i] = s / l[i][i];
-        }
+        let u = whitened(x);
         for i in (0..5).rev() {
             let mut s = u[i];
             for k in i + 1..5 {
@@ -445,5 +452,58 @@ fn the_window_covariance_competes_only_where_the_gradient_is_linear() {
                 .all(|&(r, score)| r >= MIN_GRADIENT_LINEARITY && score.is_finite()),
             "regression seed {seed}: {regression:?}"
         );
+    }
+}
+
+/// N(0, Σ) with Σ = diag(L Lᵀ, 1/110), the covariance
+/// [`condition_against_regression`] measures against (exactly, here).
+struct RegressionGaussian;
+
+impl Potential<f64, 6> for RegressionGaussian {
+    fn potential_and_gradient(&self, x: &[f64; 6], g: &mut [f64; 6]) -> f64 {
+        // Regression's β part at τ = 0 is N(0, L Lᵀ); τ alone N(0, 1/110).
+        let mut beta = *x;
+        beta[5] = 0.0;
+        Regression.potential_and_gradient(&beta, g);
+        let u = whitened(x);
+        g[5] = 110.0 * x[5];
+        0.5 * u.iter().map(|v| v * v).sum::<f64>() + 55.0 * x[5] * x[5]
+    }
+}
+
+/// The first metric of an L-BFGS start from (30, …, 30) with and without
+/// the secants at the optimum, rank tolerance 0, on 8 seeds of the start's
+/// normals: with them H equals Σ to rounding (κ(S⁻¹HS⁻ᵀ) ≤ 1 + 10⁻⁶: the
+/// central secants of a quadratic are exact and 6 conjugate pairs fix H),
+/// spending 12 more evaluations (one rescaling per direction at most: 24);
+/// the path's pairs alone leave κ above 1.5, so the test fails if the
+/// secants stop replacing them.
+#[test]
+fn secants_at_the_optimum_measure_a_gaussian_exactly() {
+    for seed in 0..8u64 {
+        let mut rng = rand_xorshift::XorShiftRng::seed_from_u64(seed);
+        let mut normals = [0.0; 6];
+        crate::random::fill_standard_normal(&mut rng, &mut normals);
+        let start = [30.0; 6];
+        let mut kappa = [0.0; 2];
+        let mut spent = [0; 2];
+        for (k, on) in [false, true].into_iter().enumerate() {
+            let mut estimator = LbfgsEstimator::<f64, 6, 8>::new(0.0)
+                .unwrap()
+                .with_optimum_secants(on);
+            let mut metric = LbfgsMetric::identity();
+            let mut g = [0.0; 6];
+            RegressionGaussian.potential_and_gradient(&start, &mut g);
+            estimator.initialize(&start, &g, &mut metric).unwrap();
+            let (_, evaluations) = estimator
+                .initialize_by_optimization(&RegressionGaussian, &start, &normals, &mut metric)
+                .unwrap();
+            kappa[k] = condition_against_regression(&metric);
+            spent[k] = evaluations;
+        }
+        assert!(kappa[1] <= 1.0 + 1e-6, "seed {seed}: κ {kappa:?}");
+        assert!(kappa[0] > 1.5, "seed {seed}: κ {kappa:?}");
+        let extra = spent[1] - spent[0];
+        assert!((12..=24).contains(&extra), "seed {seed}: {spent:?}");
     }
 }
