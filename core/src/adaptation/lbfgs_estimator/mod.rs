@@ -116,12 +116,15 @@ pub struct LbfgsEstimatorSettings<T> {
     /// the path's pairs by n central secants measured at the optimum, one
     /// sd of the measured curvature along each column of the path metric's
     /// square root (2n–8n gradients; `LbfgsEstimator::with_optimum_secants`).
-    /// Off here and in the CLI (`--optimum-secants` turns it on): on
-    /// posteriordb it cut the warm-up of the posteriors whose path metric
-    /// was far too wide (diamonds 0.62× → 1.77× nuts-rs low-rank including
-    /// warm-up), but three runs of 129 failed where the default passes —
-    /// chains that started in a minor mode stayed there (docs/NUTS.md,
-    /// "Secants at the optimum").
+    /// Off here; the CLI turns it on. On posteriordb it cut the warm-up of
+    /// the posteriors whose path metric was far too wide (diamonds 0.62× →
+    /// 1.77× nuts-rs low-rank including warm-up), but a chain that started
+    /// in a minor mode, sampled with that mode's accurate metric, stayed
+    /// there (3 runs of 129). The CLI therefore compares the chains'
+    /// [`LbfgsEstimator::laplace_log_mass`] before they draw and restarts
+    /// those far below the best (docs/NUTS.md, "Secants at the optimum" and
+    /// "Minor modes"); a caller running chains of its own should do the
+    /// same.
     pub optimum_secants: bool,
 }
 
@@ -191,13 +194,16 @@ pub struct LbfgsEstimator<T, const D: usize, const M: usize> {
     /// Cov θ and Cov ∇U of the window's draws but the held-out ones, when
     /// the model's dimension is at most `M`: the fourth candidate.
     covariance: WindowCovariance<T, M>,
+    /// −U* + ½·log det Σ over the moved coordinates at the optimum of the
+    /// last L-BFGS start whose secants set the metric; NaN otherwise.
+    laplace_log_mass: T,
 }
 
 crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] LbfgsEstimator<T, D, M> {
     diagonal, window_diagonal, base, previous_position, previous_gradient, has_previous, pool_s, pool_y,
     pool_score, pool_len, memory, rank_tolerance, pairs_used, max_pairs, optimize, window_covariance, optimum_secants, recent_position,
     recent_gradient, recent_len, recent_next, candidate, replaced, kept, observed, conjugated,
-    last_scores, last_linearity, spread, stiffness, dimension, covariance
+    last_scores, last_linearity, spread, stiffness, dimension, covariance, laplace_log_mass
 });
 
 /// Every `SCORE_EVERY`-th draw of a window is held out of the candidates'
@@ -258,6 +264,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
             stiffness: CovarianceProduct::new(),
             dimension: D,
             covariance: WindowCovariance::new(),
+            laplace_log_mass: T::from_f64(f64::NAN),
         })
     }
 
@@ -315,6 +322,20 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
     /// window covariance is off or was not measured.
     pub fn last_gradient_linearity(&self) -> T {
         self.last_linearity
+    }
+
+    /// The log mass of the Laplace approximation at the optimum the last
+    /// L-BFGS start found, −U* + ½·log det Σ over the moved coordinates
+    /// (without the constant n/2·log 2π), when secants measured the metric
+    /// there ([`LbfgsEstimatorSettings::optimum_secants`]); `None` otherwise
+    /// (no optimum, n > `M`, or a secant refused). Chains started from
+    /// different points compare it to see which optimum holds the mass: a
+    /// chain whose optimum's is far below another's started in a minor mode
+    /// that an accurate metric may never leave.
+    pub fn laplace_log_mass(&self) -> Option<T> {
+        self.laplace_log_mass
+            .is_finite()
+            .then_some(self.laplace_log_mass)
     }
 
     /// Mean of ∇UᵀH∇U + (θ − μ)ᵀH⁻¹(θ − μ) over the held-out draws (the part of
@@ -600,6 +621,13 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         if rebuilt {
             crate::in_place::swap(metric, &mut self.candidate);
             self.carry_pairs_into_pool();
+            // The secant steps leave the coordinates n.. alone: there the
+            // metric is the base, whose log is taken out.
+            let mut log_det = metric.log_det_inverse_mass();
+            for b in &self.base[n..] {
+                log_det -= b.ln();
+            }
+            self.laplace_log_mass = T::HALF * log_det - outcome.potential;
         } else {
             self.conjugated = 0;
         }
@@ -726,6 +754,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         self.candidate.set_identity();
         self.last_scores = [T::INFINITY; 4];
         self.last_linearity = T::from_f64(f64::NAN);
+        self.laplace_log_mass = T::from_f64(f64::NAN);
         self.dimension = D;
         metric.set_identity();
         Ok(())
@@ -774,6 +803,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         normals: &[T; D],
         metric: &mut LbfgsMetric<T, D, M>,
     ) -> Option<([T; D], u32)> {
+        self.laplace_log_mass = T::from_f64(f64::NAN);
         if M == 0 || !self.optimize {
             return None;
         }

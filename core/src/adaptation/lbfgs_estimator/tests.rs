@@ -507,3 +507,73 @@ fn secants_at_the_optimum_measure_a_gaussian_exactly() {
         assert!((12..=24).contains(&extra), "seed {seed}: {spent:?}");
     }
 }
+
+/// [`RegressionGaussian`] shifted by `shift` in U, in 8 coordinates of which
+/// the last two are padding the sampler does not move (U and ∇U ignore them).
+struct ShiftedPaddedGaussian {
+    shift: f64,
+}
+
+impl Potential<f64, 8> for ShiftedPaddedGaussian {
+    fn potential_and_gradient(&self, x: &[f64; 8], g: &mut [f64; 8]) -> f64 {
+        let mut inner = [0.0; 6];
+        inner.copy_from_slice(&x[..6]);
+        let mut gi = [0.0; 6];
+        let u = RegressionGaussian.potential_and_gradient(&inner, &mut gi);
+        g[..6].copy_from_slice(&gi);
+        g[6] = 0.0;
+        g[7] = 0.0;
+        u + self.shift
+    }
+}
+
+/// The Laplace log mass of a Gaussian's optimum is exact: −U* + ½·log det Σ
+/// with log det Σ = 2·Σ log Lᵢᵢ − log 110 for [`RegressionGaussian`] (β's
+/// Cholesky factor and τ's variance 1/110), to 1e-6 on 6 seeds and 3 shifts
+/// of U, with two padding coordinates whose base (the path's γ, which
+/// differs from start to start) must not count. Without the secants, or
+/// with them refused (6 moved coordinates above M = 5), it is `None`.
+#[test]
+fn laplace_log_mass_of_a_gaussian_is_exact() {
+    fn started<const M: usize>(
+        target: &ShiftedPaddedGaussian,
+        start: &[f64; 8],
+        normals: &[f64; 8],
+        secants: bool,
+    ) -> Option<f64> {
+        let mut estimator = LbfgsEstimator::<f64, 8, M>::new(0.0)
+            .unwrap()
+            .with_optimum_secants(secants);
+        estimator.set_dimension(6);
+        let mut metric = LbfgsMetric::identity();
+        let mut g = [0.0; 8];
+        target.potential_and_gradient(start, &mut g);
+        estimator.initialize(start, &g, &mut metric).unwrap();
+        estimator
+            .initialize_by_optimization(target, start, normals, &mut metric)
+            .unwrap();
+        estimator.laplace_log_mass()
+    }
+    let log_det: f64 = 2.0 * (0..5).map(|i| REGRESSION_L[i][i].ln()).sum::<f64>() - 110.0f64.ln();
+    for seed in 0..6u64 {
+        for shift in [0.0, -3.5, 1234.0] {
+            let target = ShiftedPaddedGaussian { shift };
+            let mut rng = rand_xorshift::XorShiftRng::seed_from_u64(seed);
+            let mut normals = [0.0; 8];
+            crate::random::fill_standard_normal(&mut rng, &mut normals[..6]);
+            let mut start = [0.0; 8];
+            for v in start.iter_mut().take(6) {
+                let u: f64 = crate::Real::uniform_open_closed(&mut rng);
+                *v = 60.0 * u - 30.0;
+            }
+            let exact = 0.5 * log_det - shift;
+            let mass = started::<8>(&target, &start, &normals, true);
+            assert!(
+                mass.is_some_and(|m| (m - exact).abs() <= 1e-6),
+                "seed {seed}, shift {shift}: {mass:?} vs {exact}"
+            );
+            assert_eq!(started::<8>(&target, &start, &normals, false), None);
+            assert_eq!(started::<5>(&target, &start, &normals, true), None);
+        }
+    }
+}

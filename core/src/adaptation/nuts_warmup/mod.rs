@@ -117,6 +117,9 @@ pub struct AdaptiveNuts<
     /// The warm-up was extended by one terminal buffer at the divergence
     /// target (at most once).
     warmup_extended: bool,
+    /// What precedes the first warm-up draw has run
+    /// ([`prepare_warmup`](AdaptiveNuts::prepare_warmup)).
+    prepared: bool,
 }
 
 crate::in_place::zero_valid!(impl[T: Real, const D: usize, E: MetricEstimator<T, D> + ZeroValid, const MAX_DEPTH: usize]
@@ -124,7 +127,7 @@ crate::in_place::zero_valid!(impl[T: Real, const D: usize, E: MetricEstimator<T,
     nuts, estimator, schedule, dual, draws, metric_updates, metric_update_failures,
     warmup_gradient_evaluations, jitter, final_step_size, statistic, windows_kept_in_a_row,
     early_end_after, warmup_end, slow_windows_over, window_troubled_draws,
-    window_divergent_draws, window_counted_draws, divergence_target, warmup_extended
+    window_divergent_draws, window_counted_draws, divergence_target, warmup_extended, prepared
 });
 
 /// Draws after a (re)start of dual averaging whose divergences and deep trees
@@ -202,6 +205,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             warmup_end: schedule.warmup_draws(),
             slow_windows_over: false,
             warmup_extended: false,
+            prepared: false,
         })
     }
 
@@ -248,6 +252,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         self.warmup_end = schedule.warmup_draws();
         self.slow_windows_over = false;
         self.warmup_extended = false;
+        self.prepared = false;
         Ok(())
     }
 
@@ -354,18 +359,34 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         self.draws < self.warmup_end
     }
 
+    /// What precedes the first warm-up draw, if it has not run yet since
+    /// [`new`](Self::new) or [`reset`](Self::reset): the estimator's
+    /// optimisation (the L-BFGS start of [`LbfgsEstimator`](super::LbfgsEstimator),
+    /// which moves the chain to its start), then the search for a first step
+    /// size. [`step`](Self::step) calls it; call it before the first draw to
+    /// look at the start (e.g. [`LbfgsEstimator::laplace_log_mass`](super::LbfgsEstimator::laplace_log_mass)
+    /// through [`estimator`](Self::estimator)), or to start again with
+    /// [`reset`](Self::reset) elsewhere. Its gradients are counted in
+    /// [`warmup_gradient_evaluations`](Self::warmup_gradient_evaluations).
+    /// Without warm-up draws it does nothing.
+    pub fn prepare_warmup<P: Potential<T, D>, R: Rng + ?Sized>(&mut self, target: &P, rng: &mut R) {
+        if self.prepared || self.draws > 0 || self.schedule.warmup_draws() == 0 {
+            return;
+        }
+        self.prepared = true;
+        self.optimize_start(target, rng);
+        let (eps, evaluations) = self.nuts.find_reasonable_step_size(target, rng);
+        self.warmup_gradient_evaluations += evaluations as u64;
+        let _ = self.dual.restart(eps);
+    }
+
     /// One draw, then one step of adaptation if it was a warm-up draw.
     pub fn step<P: Potential<T, D>, R: Rng + ?Sized>(
         &mut self,
         target: &P,
         rng: &mut R,
     ) -> NutsStats<T> {
-        if self.draws == 0 && self.schedule.warmup_draws() > 0 {
-            self.optimize_start(target, rng);
-            let (eps, evaluations) = self.nuts.find_reasonable_step_size(target, rng);
-            self.warmup_gradient_evaluations += evaluations as u64;
-            let _ = self.dual.restart(eps);
-        }
+        self.prepare_warmup(target, rng);
         if !self.is_warming_up() {
             if self.jitter > T::ZERO {
                 let eps = super::jittered_step_size(self.final_step_size, self.jitter, rng);
@@ -638,10 +659,10 @@ where
     ///
     /// | D | diagonal | M = 5 | M = 10 | M = 20 |
     /// |---|---|---|---|---|
-    /// | 10 | 7 040 | 23 232 | 55 936 | 176 384 |
-    /// | 25 | 15 744 | 40 128 | 78 848 | 211 392 |
-    /// | 100 | 60 160 | 126 080 | 194 752 | 387 264 |
-    /// | 1000 | 592 704 | 1 155 456 | 1 584 064 | 2 496 512 |
+    /// | 10 | 7 104 | 24 768 | 61 696 | 199 168 |
+    /// | 25 | 15 744 | 41 664 | 84 608 | 234 112 |
+    /// | 100 | 60 224 | 127 552 | 200 576 | 409 984 |
+    /// | 1000 | 592 768 | 1 156 992 | 1 589 824 | 2 519 296 |
     #[cfg(feature = "alloc")]
     pub fn new_boxed<P: Potential<T, D>>(
         settings: NutsSettings<T>,

@@ -446,3 +446,53 @@ fn pieces_reset_in_place_equal_new_ones() {
     assert!(memory.reset(settings).is_err());
     assert_eq!(format!("{memory:?}"), format!("{new:?}"));
 }
+
+/// `prepare_warmup` called before the first draw (twice: the second does
+/// nothing) moves the chain to the L-BFGS start and counts its gradients;
+/// the chain then draws bit for bit what `step` alone draws, with the same
+/// warm-up gradient count. After a `reset` it runs again.
+#[test]
+fn prepare_warmup_then_step_is_step_alone() {
+    let start = [0.5, -1.0, 2.0, 0.0, 1.5, -0.5, 3.0];
+    for seed in [1u64, 2, 3] {
+        let mut alone = new_lbfgs_chain(start);
+        let expected = drive(&mut alone, seed, 120);
+
+        let mut prepared = new_lbfgs_chain(start);
+        prepared.set_acceptance_statistic(AcceptanceStatistic::Symmetric);
+        prepared.set_early_end(2);
+        prepared.set_jitter(0.1).unwrap();
+        let mut rng = XorShiftRng::seed_from_u64(seed);
+        prepared.prepare_warmup(&Chained, &mut rng);
+        let spent = prepared.warmup_gradient_evaluations();
+        assert!(spent > 1, "seed {seed}: {spent}");
+        assert_ne!(*prepared.position(), start, "seed {seed}: did not move");
+        prepared.prepare_warmup(&Chained, &mut rng);
+        assert_eq!(prepared.warmup_gradient_evaluations(), spent);
+        let drawn: Vec<_> = (0..120)
+            .map(|_| {
+                prepared.step(&Chained, &mut rng);
+                *prepared.position()
+            })
+            .collect();
+        assert_eq!(drawn, expected, "seed {seed}");
+        assert_eq!(
+            prepared.warmup_gradient_evaluations(),
+            alone.warmup_gradient_evaluations()
+        );
+
+        let mut nuts = NutsSettings::new(0.4);
+        nuts.max_tree_depth = 8;
+        prepared
+            .reset(
+                nuts,
+                WarmupSchedule::after_optimization(200).unwrap(),
+                lbfgs_settings(),
+                &start,
+                &Chained,
+            )
+            .unwrap();
+        prepared.prepare_warmup(&Chained, &mut rng);
+        assert!(prepared.warmup_gradient_evaluations() > 1, "seed {seed}");
+    }
+}
