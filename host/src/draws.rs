@@ -47,6 +47,22 @@ pub struct ChainDraws {
     /// NUTS only (empty otherwise): Hamiltonian energy H at each kept draw
     /// (Stan's `energy__`), for E-BFMI.
     pub energy: Vec<f64>,
+    /// Set when the chain's first start found a minor mode and it started
+    /// again from another chain's initial point
+    /// ([`crate::run::MINOR_MODE_LOG_MASS`]).
+    pub minor_mode_restart: Option<MinorModeRestart>,
+}
+
+/// Why a chain of NUTS with the quasi-Newton metric started again: the
+/// Laplace approximation at its optimum held a negligible share of the
+/// mass of another chain's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MinorModeRestart {
+    /// 1-based id of the chain whose initial point it started from.
+    pub from_chain: usize,
+    /// log(mass of that chain's optimum ÷ mass of this chain's first
+    /// optimum), both Laplace approximations.
+    pub log_mass_deficit: f64,
 }
 
 impl ChainDraws {

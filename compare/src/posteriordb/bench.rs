@@ -29,15 +29,16 @@ enum Engine {
 
 /// The benchmark's configurations: qnmc's default NUTS (quasi-Newton
 /// metric), with `--no-window-covariance` (pairs between draws only, the
-/// default until 2026-11-27), with `--optimum-secants` (not the default:
-/// docs/NUTS.md "Secants at the optimum"), `--metric diag` and
+/// default until 2026-11-27), with `--no-optimum-secants` (the first metric
+/// from the L-BFGS path, the default until 2026-11-28: docs/NUTS.md
+/// "Secants at the optimum"), `--metric diag` and
 /// `--metric dense`, all with the CLI's default warm-up (500);
 /// nuts-rs low-rank and diagonal with tuning 500 (nutpie's documented
 /// default) and 1000 (the nuts-rs crate's default).
 const CONFIGS: [(&str, Engine, usize); 9] = [
-    ("qnmc-nuts", Engine::Qnmc(None, true, false), 500),
+    ("qnmc-nuts", Engine::Qnmc(None, true, true), 500),
     ("qnmc-nuts-pairs", Engine::Qnmc(None, false, false), 500),
-    ("qnmc-nuts-secants", Engine::Qnmc(None, true, true), 500),
+    ("qnmc-nuts-path-metric", Engine::Qnmc(None, true, false), 500),
     (
         "qnmc-nuts-diag",
         Engine::Qnmc(Some(MetricKind::Diagonal), false, false),

@@ -208,12 +208,16 @@ pub struct SamplerArgs {
     pub no_window_covariance: bool,
     /// NUTS with --metric lbfgs, a model of dimension <= the L-BFGS storage
     /// (--memory; 32 for 26-32 coordinates): measure the first metric by
-    /// central secants at the start's optimum, 2-8 gradients per coordinate
-    /// (cuts the warm-up where the optimisation path's metric is far too
-    /// wide, but chains that start in a minor mode stay there; off by
-    /// default, see docs/NUTS.md "Secants at the optimum")
-    #[arg(long)]
+    /// central secants at the start's optimum, and start again from the
+    /// best chain's initial point a chain whose optimum is a minor mode (the
+    /// default; this flag is kept for older scripts).
+    #[arg(long, conflicts_with = "no_optimum_secants")]
     pub optimum_secants: bool,
+    /// NUTS with --metric lbfgs: take the first metric from the L-BFGS
+    /// path's pairs, and never restart a chain (the default before
+    /// 2026-11-28; see docs/NUTS.md "Secants at the optimum").
+    #[arg(long)]
+    pub no_optimum_secants: bool,
     /// Minibatch samplers without an MH test (hamcmc, sgld, …): `lp__` for
     /// `full` (every kept draw), `none`, or `every N` kept draws; each costs a
     /// full-data pass, timed apart from sampling. Default: full up to 10 000

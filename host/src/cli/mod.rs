@@ -144,7 +144,7 @@ pub fn run_settings(a: &SamplerArgs) -> RunSettings {
         max_tree_depth: a.max_tree_depth,
         early_end: a.early_end,
         window_covariance: !a.no_window_covariance,
-        optimum_secants: a.optimum_secants,
+        optimum_secants: !a.no_optimum_secants,
         // Checked (with its message) in `sample`.
         lp: crate::run::LpMode::from_words(&a.lp).ok(),
         pilot: None,

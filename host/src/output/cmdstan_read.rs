@@ -256,6 +256,8 @@ pub fn run_draws_from_cmdstan(files: &[CmdStanDraws]) -> Result<RunDraws, String
                 .map(|c| c.iter().map(|&v| v as u32).collect())
                 .unwrap_or_default(),
             energy: file.column("energy__").unwrap_or_default(),
+            // A CmdStan CSV does not say.
+            minor_mode_restart: None,
         });
     }
     Ok(run)

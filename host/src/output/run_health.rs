@@ -20,7 +20,9 @@
 //!   it), or below [`FIXED_STEP_ACCEPTANCE`] with a fixed step size.
 //!
 //! Notes (never a failure): the stochastic-gradient samplers have no
-//! Metropolis test; their step-size bias is invisible to R̂ and ESS.
+//! Metropolis test; their step-size bias is invisible to R̂ and ESS. A chain
+//! of NUTS with the quasi-Newton metric that started again because its
+//! first optimum was a minor mode ([`crate::run::MINOR_MODE_LOG_MASS`]).
 
 use serde_json::{Value, json};
 
@@ -351,6 +353,17 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
         }
     }
 
+    for chain in &run.chains {
+        if let Some(r) = chain.minor_mode_restart {
+            health.notes.push(format!(
+                "chain {} started in a minor mode: the Laplace approximation at its optimum held \
+                 e^-{:.1} of the mass at chain {}'s, so it started again from chain {}'s initial \
+                 point (the posterior may have several modes; its other chains did not sample \
+                 that one)",
+                chain.chain_id, r.log_mass_deficit, r.from_chain, r.from_chain
+            ));
+        }
+    }
     if sampler.is_some_and(|s| !s.is_exact()) {
         health.notes.push(format!(
             "{} has no Metropolis correction: its draws carry a bias that grows with the step \
@@ -480,5 +493,26 @@ mod tests {
         );
         run.sampler = "hmc".into();
         assert!(health(&run).notes.is_empty());
+    }
+
+    #[test]
+    fn a_chain_restarted_out_of_a_minor_mode_gets_a_note() {
+        let mut run = gaussian_run(4, 1000, 2, 9);
+        run.sampler = "nuts".into();
+        let plain = health(&run);
+        run.chains[2].minor_mode_restart = Some(crate::draws::MinorModeRestart {
+            from_chain: 1,
+            log_mass_deficit: 452.04,
+        });
+        let h = health(&run);
+        assert!(plain.notes.is_empty(), "{plain:?}");
+        assert_eq!(h.notes.len(), 1, "{h:?}");
+        assert!(
+            h.notes[0].starts_with("chain 3 started in a minor mode")
+                && h.notes[0].contains("e^-452.0 of the mass at chain 1's"),
+            "{h:?}"
+        );
+        // A note, not a warning.
+        assert_eq!(h.warnings, plain.warnings);
     }
 }

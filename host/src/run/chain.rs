@@ -28,7 +28,7 @@ use super::samplers::{
 use super::{
     DIVERGENCE_TARGET_ACCEPTANCE, MetricKind, RunError, RunSettings, SamplerKind, chain_seed,
 };
-use crate::draws::ChainDraws;
+use crate::draws::{ChainDraws, MinorModeRestart};
 use crate::model::{Model, ModelRng, PaddedModel};
 
 /// Jitter of the adapted step sizes: each iteration's ε is drawn uniform on
@@ -276,27 +276,123 @@ pub(crate) fn run_chain<const D: usize>(
 
 /// Runs chain `k` of NUTS with the quasi-Newton metric (`--metric lbfgs`,
 /// the default) in storage of compile-time dimension `D` with memory `M`
-/// (`--memory` pairs kept).
+/// (`--memory` pairs kept), without looking at the other chains' starts.
 pub(crate) fn run_nuts_lbfgs_chain<const D: usize, const M: usize>(
     job: &ChainJob<'_>,
     k: usize,
 ) -> Result<ChainDraws, RunError> {
-    let mut x = setup::<D>(job, k)?;
+    start_nuts_lbfgs_chain::<D, M>(job, k)?.finish(job)
+}
+
+/// A chain of NUTS with the quasi-Newton metric that has made its start —
+/// the L-BFGS optimisation, the secants at the optimum, the first step size
+/// — and drawn nothing yet: the runner compares the chains' optima before
+/// the draws ([`super::minor_modes`]).
+pub(crate) trait StartedChain: Send {
+    /// [`LbfgsEstimator::laplace_log_mass`] of the chain's optimum.
+    fn laplace_log_mass(&self) -> Option<f64>;
+    /// The point the chain's optimisation started from (the model's
+    /// coordinates).
+    fn initial_point(&self) -> Vec<f64>;
+    /// Makes the start again from `initial` (another chain's initial point),
+    /// its gradients and time counted with the chain's, and records why.
+    fn restart_from(
+        &mut self,
+        job: &ChainJob<'_>,
+        initial: &[f64],
+        restart: MinorModeRestart,
+    ) -> Result<(), RunError>;
+    /// Warm-up and sampling.
+    fn finish(self: Box<Self>, job: &ChainJob<'_>) -> Result<ChainDraws, RunError>;
+}
+
+struct StartedNutsLbfgs<'a, const D: usize, const M: usize> {
+    setup: Setup<'a, D>,
+    settings: LbfgsEstimatorSettings<f64>,
+    sampler: NutsChain<D, LbfgsEstimator<f64, D, M>>,
+    /// Wall time of the starts (counted with the warm-up's).
+    start_seconds: f64,
+}
+
+/// Builds the sampler at `x.start` and makes its start (counting its
+/// gradients in `x.chain`); returns it and the seconds it took.
+fn started_sampler<const D: usize, const M: usize>(
+    job: &ChainJob<'_>,
+    x: &mut Setup<'_, D>,
+    settings: LbfgsEstimatorSettings<f64>,
+) -> Result<(NutsChain<D, LbfgsEstimator<f64, D, M>>, f64), RunError> {
+    let clock = Instant::now();
+    let mut sampler = adaptive_nuts::<D, LbfgsEstimator<f64, D, M>>(
+        job,
+        x,
+        settings,
+        WarmupSchedule::after_optimization,
+    )
+    .map_err(sampler_error(job.kind))?;
+    sampler.chain.prepare_warmup(&x.target, &mut x.rng);
+    x.chain.gradient_evaluations += sampler.chain.warmup_gradient_evaluations();
+    Ok((sampler, clock.elapsed().as_secs_f64()))
+}
+
+impl<const D: usize, const M: usize> StartedChain for StartedNutsLbfgs<'_, D, M> {
+    fn laplace_log_mass(&self) -> Option<f64> {
+        self.sampler.chain.estimator().laplace_log_mass()
+    }
+    fn initial_point(&self) -> Vec<f64> {
+        self.setup.start[..self.setup.target.model_dimension()].to_vec()
+    }
+    fn restart_from(
+        &mut self,
+        job: &ChainJob<'_>,
+        initial: &[f64],
+        restart: MinorModeRestart,
+    ) -> Result<(), RunError> {
+        let n = initial.len().min(D);
+        self.setup.start[..n].copy_from_slice(&initial[..n]);
+        self.setup.chain.minor_mode_restart = Some(restart);
+        let (sampler, seconds) = started_sampler::<D, M>(job, &mut self.setup, self.settings)?;
+        self.sampler = sampler;
+        self.start_seconds += seconds;
+        Ok(())
+    }
+    fn finish(self: Box<Self>, job: &ChainJob<'_>) -> Result<ChainDraws, RunError> {
+        let StartedNutsLbfgs {
+            mut setup,
+            mut sampler,
+            start_seconds,
+            ..
+        } = *self;
+        drive(
+            job,
+            &setup.target,
+            &mut sampler,
+            &mut setup.rng,
+            &mut setup.chain,
+        )?;
+        setup.chain.warmup_seconds += start_seconds;
+        Ok(setup.chain)
+    }
+}
+
+/// Chain `k` of NUTS with the quasi-Newton metric, in storage of compile-time
+/// dimension `D` with memory `M` (`--memory` pairs kept), after its start
+/// (the estimator moves it to the mode by L-BFGS, then a draw away).
+pub(crate) fn start_nuts_lbfgs_chain<'a, const D: usize, const M: usize>(
+    job: &ChainJob<'a>,
+    k: usize,
+) -> Result<Box<dyn StartedChain + 'a>, RunError> {
+    let mut setup = setup::<D>(job, k)?;
     let mut settings = LbfgsEstimatorSettings::new(DEFAULT_RANK_TOLERANCE);
     settings.max_pairs = job.settings.memory_for(job.kind);
     settings.window_covariance = job.settings.window_covariance;
     settings.optimum_secants = job.settings.optimum_secants;
-    // The estimator starts the chain at the mode (L-BFGS).
-    go!(
-        job,
-        x,
-        adaptive_nuts::<D, LbfgsEstimator<f64, D, M>>(
-            job,
-            &x,
-            settings,
-            WarmupSchedule::after_optimization
-        )
-    )
+    let (sampler, start_seconds) = started_sampler::<D, M>(job, &mut setup, settings)?;
+    Ok(Box::new(StartedNutsLbfgs {
+        setup,
+        settings,
+        sampler,
+        start_seconds,
+    }))
 }
 
 /// Runs chain `k` of NUTS with the identity or diagonal metric in storage

@@ -50,6 +50,7 @@
 mod chain;
 pub mod check;
 mod dispatch;
+mod minor_modes;
 pub mod pilot;
 mod progress;
 mod reference;
@@ -81,10 +82,11 @@ pub use settings::{
     default_step_size,
 };
 
-use chain::ChainJob;
+use chain::{ChainJob, StartedChain};
 use dispatch::{with_dimension, with_memory, with_nuts_dimension};
+pub use minor_modes::MINOR_MODE_LOG_MASS;
 
-use crate::draws::{RunDraws, StepSizeOrigin};
+use crate::draws::{MinorModeRestart, RunDraws, StepSizeOrigin};
 use crate::model::Model;
 
 /// Stack of each chain's thread: the quasi-Newton samplers keep their L-BFGS
@@ -170,31 +172,49 @@ pub fn run(
     };
     let lbfgs_nuts =
         sampler == SamplerKind::Nuts && settings.metric_for(sampler) == MetricKind::Lbfgs;
-    let one_chain = |k: usize| match memory_size {
-        // Beyond `DIMENSIONS` only NUTS is compiled (identity, diagonal and
-        // quasi-Newton metrics; the L-BFGS memory is NUTS_LARGE_MEMORY).
-        _ if d > DIMENSIONS[DIMENSIONS.len() - 1] => with_nuts_dimension!(
-            d,
-            |D| if lbfgs_nuts {
-                chain::run_nuts_lbfgs_chain::<D, NUTS_LARGE_MEMORY>(&job, k)
-            } else {
-                chain::run_nuts_chain::<D>(&job, k)
-            },
-            unsupported(d)
-        ),
-        // The 32 bucket (models of 26–32 coordinates) with the default
-        // memory: storage for NUTS_WINDOW_COVARIANCE_MEMORY pairs, so that
-        // the window's covariance metric (n ≤ M pairs) applies; still
-        // `--memory` pairs between draws ([`nuts_lbfgs_storage`]).
-        Some(m)
-            if lbfgs_nuts
-                && nuts_lbfgs_storage(d, Some(m), settings.window_covariance)
+    // NUTS with the quasi-Newton metric: every chain makes its start, the
+    // chains' optima are compared (`minor_modes`), then they draw.
+    let start_lbfgs = |k: usize| -> Result<Box<dyn StartedChain + '_>, RunError> {
+        match memory_size {
+            // Beyond `DIMENSIONS` only NUTS is compiled (the L-BFGS memory
+            // is NUTS_LARGE_MEMORY).
+            _ if d > DIMENSIONS[DIMENSIONS.len() - 1] => with_nuts_dimension!(
+                d,
+                |D| chain::start_nuts_lbfgs_chain::<D, NUTS_LARGE_MEMORY>(&job, k),
+                unsupported(d)
+            ),
+            // The 32 bucket (models of 26–32 coordinates) with the default
+            // memory: storage for NUTS_WINDOW_COVARIANCE_MEMORY pairs, so
+            // that the window's covariance metric (n ≤ M pairs) applies;
+            // still `--memory` pairs between draws ([`nuts_lbfgs_storage`]).
+            Some(m)
+                if nuts_lbfgs_storage(d, Some(m), settings.window_covariance)
                     == Some(NUTS_WINDOW_COVARIANCE_MEMORY) =>
-        {
-            chain::run_nuts_lbfgs_chain::<
-                NUTS_WINDOW_COVARIANCE_MEMORY,
-                NUTS_WINDOW_COVARIANCE_MEMORY,
-            >(&job, k)
+            {
+                chain::start_nuts_lbfgs_chain::<
+                    NUTS_WINDOW_COVARIANCE_MEMORY,
+                    NUTS_WINDOW_COVARIANCE_MEMORY,
+                >(&job, k)
+            }
+            Some(m) => with_dimension!(
+                d,
+                |D| with_memory!(
+                    m,
+                    |M| chain::start_nuts_lbfgs_chain::<D, M>(&job, k),
+                    Err(RunError::Settings(format!("no memory size {m} compiled")))
+                ),
+                unsupported(d)
+            ),
+            None => Err(RunError::Settings(
+                "internal: the quasi-Newton metric needs a memory size".into(),
+            )),
+        }
+    };
+    let one_chain = |k: usize| match memory_size {
+        // Beyond `DIMENSIONS` only NUTS is compiled (identity and diagonal
+        // metrics here).
+        _ if d > DIMENSIONS[DIMENSIONS.len() - 1] => {
+            with_nuts_dimension!(d, |D| chain::run_nuts_chain::<D>(&job, k), unsupported(d))
         }
         None => with_dimension!(d, |D| chain::run_chain::<D>(&job, k), unsupported(d)),
         Some(m) => with_dimension!(
@@ -212,12 +232,42 @@ pub fn run(
         .num_threads(settings.chains.min(rayon::current_num_threads()).max(1))
         .build()
         .map_err(|e| RunError::Settings(format!("cannot start the chain threads: {e}")))?;
-    let chains: Vec<_> = pool.install(|| {
-        (0..settings.chains)
-            .into_par_iter()
-            .map(one_chain)
-            .collect::<Result<Vec<_>, _>>()
-    })?;
+    let chains: Vec<_> = if lbfgs_nuts {
+        pool.install(|| {
+            let mut started = (0..settings.chains)
+                .into_par_iter()
+                .map(start_lbfgs)
+                .collect::<Result<Vec<_>, _>>()?;
+            let masses: Vec<_> = started.iter().map(|c| c.laplace_log_mass()).collect();
+            let initial: Vec<_> = started.iter().map(|c| c.initial_point()).collect();
+            let restarts = minor_modes::restarts(&masses);
+            started
+                .par_iter_mut()
+                .zip(restarts.into_par_iter())
+                .try_for_each(|(chain, restart)| match restart {
+                    Some((best, deficit)) => chain.restart_from(
+                        &job,
+                        &initial[best],
+                        MinorModeRestart {
+                            from_chain: best + 1,
+                            log_mass_deficit: deficit,
+                        },
+                    ),
+                    None => Ok(()),
+                })?;
+            started
+                .into_par_iter()
+                .map(|chain| chain.finish(&job))
+                .collect::<Result<Vec<_>, _>>()
+        })?
+    } else {
+        pool.install(|| {
+            (0..settings.chains)
+                .into_par_iter()
+                .map(one_chain)
+                .collect::<Result<Vec<_>, _>>()
+        })?
+    };
     let step_size_origin = step_size_origin(sampler, settings);
     Ok(RunDraws {
         target: model.name(),
@@ -244,7 +294,7 @@ fn step_size_origin(sampler: SamplerKind, settings: &RunSettings) -> StepSizeOri
     }
 }
 
-fn unsupported(d: usize) -> Result<crate::draws::ChainDraws, RunError> {
+fn unsupported<T>(d: usize) -> Result<T, RunError> {
     Err(RunError::Settings(format!("no dimension {d} compiled")))
 }
 
@@ -428,5 +478,7 @@ fn describe(
 
 #[cfg(test)]
 mod lp_tests;
+#[cfg(test)]
+mod minor_mode_tests;
 #[cfg(test)]
 mod tests;

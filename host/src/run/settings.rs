@@ -126,9 +126,12 @@ pub struct RunSettings {
     pub window_covariance: bool,
     /// NUTS with the quasi-Newton metric, a model of dimension ≤ the L-BFGS
     /// storage: measure the first metric by central secants at the L-BFGS
-    /// start's optimum (`LbfgsEstimatorSettings::optimum_secants`; off by
-    /// default, the CLI's `--optimum-secants` turns it on; docs/NUTS.md
-    /// "Secants at the optimum").
+    /// start's optimum (`LbfgsEstimatorSettings::optimum_secants`), and
+    /// start again from the best chain's initial point any chain whose
+    /// optimum is a minor mode ([`MINOR_MODE_LOG_MASS`](super::MINOR_MODE_LOG_MASS)).
+    /// On by default since 2026-11-28; the CLI's `--no-optimum-secants`
+    /// turns it off (docs/NUTS.md "Secants at the optimum" and "Minor
+    /// modes").
     pub optimum_secants: bool,
     /// What the pilot of a stochastic-gradient sampler chose
     /// ([`apply_pilot`](super::apply_pilot) sets it with the step size, γ,
@@ -179,7 +182,7 @@ impl Default for RunSettings {
             max_tree_depth: None,
             early_end: None,
             window_covariance: true,
-            optimum_secants: false,
+            optimum_secants: true,
             lp: None,
             pilot: None,
         }
