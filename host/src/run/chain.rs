@@ -128,9 +128,6 @@ pub(crate) fn run_memory_chain<const D: usize, const M: usize>(
     k: usize,
 ) -> Result<ChainDraws, RunError> {
     let s = job.settings;
-    if job.kind == SamplerKind::Nuts {
-        return run_nuts_lbfgs_chain::<D, M>(job, k);
-    }
     let mut x = setup::<D>(job, k)?;
     match job.kind {
         SamplerKind::Qnhmc => {
@@ -165,9 +162,10 @@ pub(crate) fn run_memory_chain<const D: usize, const M: usize>(
             let settings = HamcmcSettings::new(schedule, gamma, 0.0);
             go!(job, x, Hamcmc::<f64, D, M>::new(settings, x.start))
         }
-        SamplerKind::Nuts => run_nuts_lbfgs_chain::<D, M>(job, k),
+        // NUTS with the quasi-Newton metric runs from `start_nuts_lbfgs_chain`
+        // (the runner compares the chains' starts before they draw).
         other => Err(RunError::Settings(format!(
-            "internal: {other} has no L-BFGS memory"
+            "internal: {other} is not run with an L-BFGS memory here"
         ))),
     }
 }
@@ -272,16 +270,6 @@ pub(crate) fn run_chain<const D: usize>(
             "internal: {kind} needs a memory size"
         ))),
     }
-}
-
-/// Runs chain `k` of NUTS with the quasi-Newton metric (`--metric lbfgs`,
-/// the default) in storage of compile-time dimension `D` with memory `M`
-/// (`--memory` pairs kept), without looking at the other chains' starts.
-pub(crate) fn run_nuts_lbfgs_chain<const D: usize, const M: usize>(
-    job: &ChainJob<'_>,
-    k: usize,
-) -> Result<ChainDraws, RunError> {
-    start_nuts_lbfgs_chain::<D, M>(job, k)?.finish(job)
 }
 
 /// A chain of NUTS with the quasi-Newton metric that has made its start —

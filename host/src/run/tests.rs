@@ -347,8 +347,12 @@ fn nuts_draws_do_not_depend_on_the_compiled_size() {
         };
         let (small, large) = if metric == MetricKind::Lbfgs {
             (
-                chain::run_nuts_lbfgs_chain::<10, 20>(&job, 0).unwrap(),
-                chain::run_nuts_lbfgs_chain::<64, 20>(&job, 0).unwrap(),
+                chain::start_nuts_lbfgs_chain::<10, 20>(&job, 0)
+                    .and_then(|c| c.finish(&job))
+                    .unwrap(),
+                chain::start_nuts_lbfgs_chain::<64, 20>(&job, 0)
+                    .and_then(|c| c.finish(&job))
+                    .unwrap(),
             )
         } else {
             (
