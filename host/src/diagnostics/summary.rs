@@ -27,9 +27,10 @@ pub struct Summary {
     /// [`rank_normalized_rhat`](super::rank_normalized_rhat).
     pub rhat: f64,
     /// Monte Carlo standard error of the mean, see
-    /// [`mcse_mean`].
+    /// [`mcse_mean`](crate::diagnostics::mcse_mean).
     pub mcse_mean: f64,
-    /// Monte Carlo standard error of the sd, see [`mcse_sd`].
+    /// Monte Carlo standard error of the sd, see
+    /// [`mcse_sd`](crate::diagnostics::mcse_sd).
     pub mcse_sd: f64,
     /// 5% quantile of all draws (type 7, see [`quantile`](super::quantile)).
     pub q5: f64,

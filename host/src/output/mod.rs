@@ -27,7 +27,7 @@ pub use fonts::EMBEDDED_FONT;
 pub use model_files::{
     COEFFICIENTS_FILE, MODEL_JSON_FILE, coefficient_table, model_json, write_model_files,
 };
-pub use out_dir::{INCOMPLETE_MARKER, OutputDir};
+pub use out_dir::{INCOMPLETE_MARKER, MANIFEST, OutputDir};
 pub use plots::{CHART_SIZE, render_chart, render_png, render_svg};
 pub use run_charts::{
     DEFAULT_PLOTTED, LP_NAME, MAX_LAG, MAX_TRACE_POINTS, PlotSelection, run_charts,

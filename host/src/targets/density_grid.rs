@@ -45,7 +45,7 @@ impl core::fmt::Display for BadGrid {
 impl std::error::Error for BadGrid {}
 
 impl<const D: usize> DensityGrid<D> {
-    /// A grid with `bins[i]` equal cells on [lower[i], upper[i]).
+    /// A grid with `bins[i]` equal cells on `[lower[i], upper[i])`.
     pub fn new(lower: [f64; D], upper: [f64; D], bins: [usize; D]) -> Result<Self, BadGrid> {
         for axis in 0..D {
             let ok = lower[axis].is_finite()

@@ -72,4 +72,6 @@ pub use recipe_toys::{
     RECIPE_GRADIENT_NOISE_SD, RecipeCorrelated2d, RecipeMetric, RecipeQuadratic, RecipeQuartic,
 };
 pub use stochastic_volatility::StochasticVolatility;
-pub use years_regression::{YearsPosterior, YearsRegression};
+pub use years_regression::{
+    QUADRATURE_HALF_WIDTH, QUADRATURE_POINTS, YearsPosterior, YearsRegression,
+};
