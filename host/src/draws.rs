@@ -47,22 +47,36 @@ pub struct ChainDraws {
     /// NUTS only (empty otherwise): Hamiltonian energy H at each kept draw
     /// (Stan's `energy__`), for E-BFMI.
     pub energy: Vec<f64>,
-    /// Set when the chain's first start found a minor mode and it started
-    /// again from another chain's initial point
+    /// Set when the chain's first start found a minor mode, or no optimum,
+    /// and it started again from another chain's initial point
     /// ([`crate::run::MINOR_MODE_LOG_MASS`]).
-    pub minor_mode_restart: Option<MinorModeRestart>,
+    pub restart: Option<ChainRestart>,
 }
 
-/// Why a chain of NUTS with the quasi-Newton metric started again: the
-/// Laplace approximation at its optimum held a negligible share of the
-/// mass of another chain's.
+/// A chain of NUTS with the quasi-Newton metric that started again from
+/// another chain's initial point, before drawing anything.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MinorModeRestart {
+pub struct ChainRestart {
     /// 1-based id of the chain whose initial point it started from.
     pub from_chain: usize,
-    /// log(mass of that chain's optimum ÷ mass of this chain's first
-    /// optimum), both Laplace approximations.
-    pub log_mass_deficit: f64,
+    /// Why.
+    pub reason: RestartReason,
+}
+
+/// Why a chain started again ([`ChainRestart`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RestartReason {
+    /// The Laplace approximation at its optimum held a negligible share of
+    /// the mass of the other chain's.
+    MinorMode {
+        /// log(mass of that chain's optimum ÷ mass of this chain's first
+        /// optimum), both Laplace approximations.
+        log_mass_deficit: f64,
+    },
+    /// Its L-BFGS optimisation ran out of budget unconverged (or took no
+    /// step), so it would have started at its initial point, while the
+    /// other chain's found an optimum.
+    NoOptimum,
 }
 
 impl ChainDraws {

@@ -288,7 +288,7 @@ mod tests {
                     gradient_evaluations: 5027,
                     tree_depth: Vec::new(),
                     energy: Vec::new(),
-                    minor_mode_restart: None,
+                    restart: None,
                 },
                 ChainDraws::default(),
             ],

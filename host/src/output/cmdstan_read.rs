@@ -257,7 +257,7 @@ pub fn run_draws_from_cmdstan(files: &[CmdStanDraws]) -> Result<RunDraws, String
                 .unwrap_or_default(),
             energy: file.column("energy__").unwrap_or_default(),
             // A CmdStan CSV does not say.
-            minor_mode_restart: None,
+            restart: None,
         });
     }
     Ok(run)

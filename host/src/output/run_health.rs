@@ -27,7 +27,7 @@
 use serde_json::{Value, json};
 
 use super::run_summary::RunSummary;
-use crate::draws::{ChainDraws, RunDraws, StepSizeOrigin};
+use crate::draws::{ChainDraws, ChainRestart, RestartReason, RunDraws, StepSizeOrigin};
 use crate::run::{MAX_TREE_DEPTH, SamplerKind};
 
 /// R̂ above this is a warning.
@@ -354,14 +354,27 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
     }
 
     for chain in &run.chains {
-        if let Some(r) = chain.minor_mode_restart {
-            health.notes.push(format!(
+        match chain.restart {
+            Some(ChainRestart {
+                from_chain,
+                reason: RestartReason::MinorMode { log_mass_deficit },
+            }) => health.notes.push(format!(
                 "chain {} started in a minor mode: the Laplace approximation at its optimum held \
-                 e^-{:.1} of the mass at chain {}'s, so it started again from chain {}'s initial \
-                 point (the posterior may have several modes; its other chains did not sample \
-                 that one)",
-                chain.chain_id, r.log_mass_deficit, r.from_chain, r.from_chain
-            ));
+                 e^-{:.1} of the mass at chain {from_chain}'s, so it started again from chain \
+                 {from_chain}'s initial point (the posterior may have several modes; its other \
+                 chains did not sample that one)",
+                chain.chain_id, log_mass_deficit
+            )),
+            Some(ChainRestart {
+                from_chain,
+                reason: RestartReason::NoOptimum,
+            }) => health.notes.push(format!(
+                "chain {}'s optimisation found no optimum within its budget, so it started again \
+                 from chain {from_chain}'s initial point, whose optimisation did (U may fall \
+                 without end from its own initial point, or descend too slowly there)",
+                chain.chain_id
+            )),
+            None => {}
         }
     }
     if sampler.is_some_and(|s| !s.is_exact()) {
@@ -496,23 +509,34 @@ mod tests {
     }
 
     #[test]
-    fn a_chain_restarted_out_of_a_minor_mode_gets_a_note() {
+    fn a_restarted_chain_gets_a_note_saying_why() {
         let mut run = gaussian_run(4, 1000, 2, 9);
         run.sampler = "nuts".into();
         let plain = health(&run);
-        run.chains[2].minor_mode_restart = Some(crate::draws::MinorModeRestart {
+        run.chains[2].restart = Some(ChainRestart {
             from_chain: 1,
-            log_mass_deficit: 452.04,
+            reason: RestartReason::MinorMode {
+                log_mass_deficit: 452.04,
+            },
+        });
+        run.chains[3].restart = Some(ChainRestart {
+            from_chain: 2,
+            reason: RestartReason::NoOptimum,
         });
         let h = health(&run);
         assert!(plain.notes.is_empty(), "{plain:?}");
-        assert_eq!(h.notes.len(), 1, "{h:?}");
+        assert_eq!(h.notes.len(), 2, "{h:?}");
         assert!(
             h.notes[0].starts_with("chain 3 started in a minor mode")
                 && h.notes[0].contains("e^-452.0 of the mass at chain 1's"),
             "{h:?}"
         );
-        // A note, not a warning.
+        assert!(
+            h.notes[1].starts_with("chain 4's optimisation found no optimum")
+                && h.notes[1].contains("from chain 2's initial point"),
+            "{h:?}"
+        );
+        // Notes, not warnings.
         assert_eq!(h.warnings, plain.warnings);
     }
 }

@@ -46,7 +46,7 @@ pub(crate) fn gaussian_run(chains: usize, draws: usize, quantities: usize, seed:
                 gradient_evaluations: 10 * draws as u64,
                 tree_depth: Vec::new(),
                 energy: Vec::new(),
-                minor_mode_restart: None,
+                restart: None,
             }
         })
         .collect();

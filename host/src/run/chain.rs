@@ -28,7 +28,7 @@ use super::samplers::{
 use super::{
     DIVERGENCE_TARGET_ACCEPTANCE, MetricKind, RunError, RunSettings, SamplerKind, chain_seed,
 };
-use crate::draws::{ChainDraws, MinorModeRestart};
+use crate::draws::{ChainDraws, ChainRestart};
 use crate::model::{Model, ModelRng, PaddedModel};
 
 /// Jitter of the adapted step sizes: each iteration's ε is drawn uniform on
@@ -279,6 +279,9 @@ pub(crate) fn run_chain<const D: usize>(
 pub(crate) trait StartedChain: Send {
     /// [`LbfgsEstimator::laplace_log_mass`] of the chain's optimum.
     fn laplace_log_mass(&self) -> Option<f64>;
+    /// [`LbfgsEstimator::started_at_optimum`]: whether the chain's
+    /// optimisation found an optimum.
+    fn started_at_optimum(&self) -> bool;
     /// The point the chain's optimisation started from (the model's
     /// coordinates).
     fn initial_point(&self) -> Vec<f64>;
@@ -288,7 +291,7 @@ pub(crate) trait StartedChain: Send {
         &mut self,
         job: &ChainJob<'_>,
         initial: &[f64],
-        restart: MinorModeRestart,
+        restart: ChainRestart,
     ) -> Result<(), RunError>;
     /// Warm-up and sampling.
     fn finish(self: Box<Self>, job: &ChainJob<'_>) -> Result<ChainDraws, RunError>;
@@ -326,6 +329,9 @@ impl<const D: usize, const M: usize> StartedChain for StartedNutsLbfgs<'_, D, M>
     fn laplace_log_mass(&self) -> Option<f64> {
         self.sampler.chain.estimator().laplace_log_mass()
     }
+    fn started_at_optimum(&self) -> bool {
+        self.sampler.chain.estimator().started_at_optimum()
+    }
     fn initial_point(&self) -> Vec<f64> {
         self.setup.start[..self.setup.target.model_dimension()].to_vec()
     }
@@ -333,11 +339,11 @@ impl<const D: usize, const M: usize> StartedChain for StartedNutsLbfgs<'_, D, M>
         &mut self,
         job: &ChainJob<'_>,
         initial: &[f64],
-        restart: MinorModeRestart,
+        restart: ChainRestart,
     ) -> Result<(), RunError> {
         let n = initial.len().min(D);
         self.setup.start[..n].copy_from_slice(&initial[..n]);
-        self.setup.chain.minor_mode_restart = Some(restart);
+        self.setup.chain.restart = Some(restart);
         let (sampler, seconds) = started_sampler::<D, M>(job, &mut self.setup, self.settings)?;
         self.sampler = sampler;
         self.start_seconds += seconds;

@@ -2,6 +2,7 @@
 //! chain's initial point (`minor_modes`), with the secants at the optimum.
 
 use super::*;
+use crate::draws::RestartReason;
 
 /// A 2-D mixture: N(0, I) with weight 1 and N((20, 0), ¼I) with weight
 /// e^−30. Both modes are local optima (they are separated where the two
@@ -71,16 +72,28 @@ fn chains_in_a_far_minor_mode_start_again_from_the_best_chain() {
     let restarted: Vec<_> = draws
         .chains
         .iter()
-        .filter_map(|c| c.minor_mode_restart.map(|r| (c.chain_id, r)))
+        .filter_map(|c| c.restart.map(|r| (c.chain_id, r)))
         .collect();
     assert!(
         !restarted.is_empty() && restarted.len() < draws.chains.len(),
         "{restarted:?}"
     );
+    // At this seed one chain's optimisation also runs out of its budget
+    // unconverged and restarts for that reason (RestartReason::NoOptimum).
+    assert!(
+        restarted
+            .iter()
+            .any(|(_, r)| matches!(r.reason, RestartReason::MinorMode { .. })),
+        "{restarted:?}"
+    );
     for (id, r) in &restarted {
         let deficit = -LOG_WEIGHT;
         assert!(
-            (r.log_mass_deficit - deficit).abs() < 1e-3,
+            match r.reason {
+                RestartReason::MinorMode { log_mass_deficit } =>
+                    (log_mass_deficit - deficit).abs() < 1e-3,
+                RestartReason::NoOptimum => true,
+            },
             "chain {id}: {r:?} vs {deficit}"
         );
         assert!(
@@ -102,7 +115,7 @@ fn chains_in_a_far_minor_mode_start_again_from_the_best_chain() {
         &Progress::hidden(),
     )
     .unwrap();
-    assert!(plain.chains.iter().all(|c| c.minor_mode_restart.is_none()));
+    assert!(plain.chains.iter().all(|c| c.restart.is_none()));
     // The control: without the restarts some chain (two of eight at this
     // seed) samples the minor mode after its warm-up.
     let stuck = plain

@@ -14,6 +14,8 @@
 //! again from the best chain's initial point: the same optimisation, then
 //! its own draws. The run notes every such restart.
 
+use crate::draws::{ChainRestart, RestartReason};
+
 /// A chain starts again when its optimum's Laplace mass is below the best
 /// chain's by more than this (in log units): e^−20 ≈ 2·10⁻⁹ of it, far below
 /// what draws could show, and far above the optimiser's and the secants'
@@ -22,25 +24,49 @@
 /// Laplace approximation off by several nats on a skewed mode.
 pub const MINOR_MODE_LOG_MASS: f64 = 20.0;
 
-/// For each chain, `Some((best, deficit))` when it should start again from
-/// chain `best`'s initial point (0-based), its Laplace log mass being
-/// `deficit` below that chain's; `None` to keep its start. Chains without a
-/// mass (`None`: no secants) neither move nor are moved to.
-pub(crate) fn restarts(masses: &[Option<f64>]) -> Vec<Option<(usize, f64)>> {
-    let best = masses
+/// What a chain's start found, as [`restarts`] compares it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct ChainStart {
+    /// The Laplace log mass at its optimum (`None`: no secants there).
+    pub laplace_log_mass: Option<f64>,
+    /// Whether its optimisation found an optimum at all.
+    pub at_optimum: bool,
+}
+
+/// For each chain, the restart it should make before drawing (`None`: keep
+/// its start). The best chain is the one with the largest finite Laplace
+/// mass (the first of equals). A chain restarts from the best chain's
+/// initial point when its own mass is more than [`MINOR_MODE_LOG_MASS`]
+/// below, or when its optimisation found no optimum at all while the best
+/// chain's did. A chain with an optimum but no mass (its secants refused)
+/// stays: its mode cannot be compared, and it may hold mass the others
+/// miss. Without any mass (no secants, n > M) nothing moves.
+pub(crate) fn restarts(starts: &[ChainStart]) -> Vec<Option<ChainRestart>> {
+    let best = starts
         .iter()
         .enumerate()
-        .filter_map(|(k, m)| m.filter(|v| v.is_finite()).map(|v| (k, v)))
+        .filter_map(|(k, c)| c.laplace_log_mass.filter(|v| v.is_finite()).map(|v| (k, v)))
         .fold(None, |best: Option<(usize, f64)>, (k, v)| match best {
             Some((_, b)) if b >= v => best,
             _ => Some((k, v)),
         });
-    masses
+    starts
         .iter()
-        .map(|m| {
+        .map(|c| {
             let (k, top) = best?;
-            let deficit = top - m.filter(|v| v.is_finite())?;
-            (deficit > MINOR_MODE_LOG_MASS).then_some((k, deficit))
+            let reason = match c.laplace_log_mass.filter(|v| v.is_finite()) {
+                Some(mass) => {
+                    let deficit = top - mass;
+                    (deficit > MINOR_MODE_LOG_MASS).then_some(RestartReason::MinorMode {
+                        log_mass_deficit: deficit,
+                    })?
+                }
+                None => (!c.at_optimum).then_some(RestartReason::NoOptimum)?,
+            };
+            Some(ChainRestart {
+                from_chain: k + 1,
+                reason,
+            })
         })
         .collect()
 }
@@ -49,45 +75,106 @@ pub(crate) fn restarts(masses: &[Option<f64>]) -> Vec<Option<(usize, f64)>> {
 mod tests {
     use super::*;
 
-    /// Reference table: the masses of the chains, and who restarts from
-    /// whom with what deficit (exact: differences of the inputs).
+    /// Reference table: each chain's Laplace mass and whether it found an
+    /// optimum, and who restarts from whom (0-based) with what deficit
+    /// (exact: differences of the inputs; `None`: no optimum).
     #[test]
-    fn only_chains_far_below_the_best_restart_and_from_the_best() {
-        type Row = (&'static [Option<f64>], &'static [Option<(usize, f64)>]);
+    fn only_chains_far_below_the_best_or_without_an_optimum_restart_and_from_the_best() {
+        const AT: bool = true;
+        type Row = (
+            &'static [(Option<f64>, bool)],
+            &'static [Option<(usize, Option<f64>)>],
+        );
         let table: &[Row] = &[
             // All at one optimum: nobody moves.
-            (&[Some(-2104.0); 4], &[None; 4]),
+            (&[(Some(-2104.0), AT); 4], &[None; 4]),
             // low_dim_gauss_mix seed 3: one chain 452 below.
             (
-                &[Some(-2104.0), Some(-2556.0), Some(-2104.0), Some(-2104.0)],
-                &[None, Some((0, 452.0)), None, None],
+                &[
+                    (Some(-2104.0), AT),
+                    (Some(-2556.0), AT),
+                    (Some(-2104.0), AT),
+                    (Some(-2104.0), AT),
+                ],
+                &[None, Some((0, Some(452.0))), None, None],
             ),
-            // bball seed 2: three chains in the minor mode, the last chain best.
+            // bball_drive_event_0 seed 2: three chains in the minor mode, the last best.
             (
-                &[Some(-1960.5), Some(-1960.5), Some(-1960.5), Some(-1898.0)],
-                &[Some((3, 62.5)), Some((3, 62.5)), Some((3, 62.5)), None],
+                &[
+                    (Some(-1960.5), AT),
+                    (Some(-1960.5), AT),
+                    (Some(-1960.5), AT),
+                    (Some(-1898.0), AT),
+                ],
+                &[
+                    Some((3, Some(62.5))),
+                    Some((3, Some(62.5))),
+                    Some((3, Some(62.5))),
+                    None,
+                ],
             ),
             // Exactly at the threshold stays; just past it moves.
             (
-                &[Some(0.0), Some(-20.0), Some(-20.5)],
-                &[None, None, Some((0, 20.5))],
+                &[(Some(0.0), AT), (Some(-20.0), AT), (Some(-20.5), AT)],
+                &[None, None, Some((0, Some(20.5)))],
             ),
-            // Chains without secants neither move nor attract.
+            // Chains at an optimum without secants neither move nor attract.
             (
-                &[None, Some(-10.0), Some(-50.0), Some(f64::NAN)],
-                &[None, None, Some((1, 40.0)), None],
+                &[
+                    (None, AT),
+                    (Some(-10.0), AT),
+                    (Some(-50.0), AT),
+                    (Some(f64::NAN), AT),
+                ],
+                &[None, None, Some((1, Some(40.0))), None],
             ),
-            // Nobody has a mass: nothing happens; one chain: nothing either.
-            (&[None, None], &[None, None]),
-            (&[Some(5.0)], &[None]),
+            // bball_drive_event_1 seed 2: chain 1 found no optimum.
+            (
+                &[
+                    (None, false),
+                    (Some(-6950.68), AT),
+                    (Some(-6950.63), AT),
+                    (Some(-6950.62), AT),
+                ],
+                &[Some((3, None)), None, None, None],
+            ),
+            // No optimum anywhere (a funnel), or none with a mass: nothing happens.
+            (&[(None, false), (None, false)], &[None, None]),
+            (&[(None, false), (None, AT)], &[None, None]),
+            // One chain: nothing either.
+            (&[(Some(5.0), AT)], &[None]),
             // Ties go to the first best chain.
             (
-                &[Some(-100.0), Some(-1.0), Some(-1.0)],
-                &[Some((1, 99.0)), None, None],
+                &[
+                    (Some(-100.0), AT),
+                    (Some(-1.0), AT),
+                    (Some(-1.0), AT),
+                    (None, false),
+                ],
+                &[Some((1, Some(99.0))), None, None, Some((1, None))],
             ),
         ];
-        for (masses, expected) in table {
-            assert_eq!(&restarts(masses), expected, "{masses:?}");
+        for (chains, expected) in table {
+            let starts: Vec<_> = chains
+                .iter()
+                .map(|&(laplace_log_mass, at_optimum)| ChainStart {
+                    laplace_log_mass,
+                    at_optimum,
+                })
+                .collect();
+            let got: Vec<_> = restarts(&starts)
+                .into_iter()
+                .map(|r| {
+                    r.map(|r| {
+                        let deficit = match r.reason {
+                            RestartReason::MinorMode { log_mass_deficit } => Some(log_mass_deficit),
+                            RestartReason::NoOptimum => None,
+                        };
+                        (r.from_chain - 1, deficit)
+                    })
+                })
+                .collect();
+            assert_eq!(&got, expected, "{chains:?}");
         }
     }
 }

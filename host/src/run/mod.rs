@@ -86,7 +86,7 @@ use chain::{ChainJob, StartedChain};
 use dispatch::{with_dimension, with_memory, with_nuts_dimension};
 pub use minor_modes::MINOR_MODE_LOG_MASS;
 
-use crate::draws::{MinorModeRestart, RunDraws, StepSizeOrigin};
+use crate::draws::{RunDraws, StepSizeOrigin};
 use crate::model::Model;
 
 /// Stack of each chain's thread: the quasi-Newton samplers keep their L-BFGS
@@ -238,21 +238,20 @@ pub fn run(
                 .into_par_iter()
                 .map(start_lbfgs)
                 .collect::<Result<Vec<_>, _>>()?;
-            let masses: Vec<_> = started.iter().map(|c| c.laplace_log_mass()).collect();
+            let starts: Vec<_> = started
+                .iter()
+                .map(|c| minor_modes::ChainStart {
+                    laplace_log_mass: c.laplace_log_mass(),
+                    at_optimum: c.started_at_optimum(),
+                })
+                .collect();
             let initial: Vec<_> = started.iter().map(|c| c.initial_point()).collect();
-            let restarts = minor_modes::restarts(&masses);
+            let restarts = minor_modes::restarts(&starts);
             started
                 .par_iter_mut()
                 .zip(restarts.into_par_iter())
                 .try_for_each(|(chain, restart)| match restart {
-                    Some((best, deficit)) => chain.restart_from(
-                        &job,
-                        &initial[best],
-                        MinorModeRestart {
-                            from_chain: best + 1,
-                            log_mass_deficit: deficit,
-                        },
-                    ),
+                    Some(r) => chain.restart_from(&job, &initial[r.from_chain - 1], r),
                     None => Ok(()),
                 })?;
             started

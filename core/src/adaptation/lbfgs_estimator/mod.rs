@@ -197,13 +197,17 @@ pub struct LbfgsEstimator<T, const D: usize, const M: usize> {
     /// −U* + ½·log det Σ over the moved coordinates at the optimum of the
     /// last L-BFGS start whose secants set the metric; NaN otherwise.
     laplace_log_mass: T,
+    /// Whether the last L-BFGS start found an optimum and the chain started
+    /// beside it.
+    started_at_optimum: bool,
 }
 
 crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] LbfgsEstimator<T, D, M> {
     diagonal, window_diagonal, base, previous_position, previous_gradient, has_previous, pool_s, pool_y,
     pool_score, pool_len, memory, rank_tolerance, pairs_used, max_pairs, optimize, window_covariance, optimum_secants, recent_position,
     recent_gradient, recent_len, recent_next, candidate, replaced, kept, observed, conjugated,
-    last_scores, last_linearity, spread, stiffness, dimension, covariance, laplace_log_mass
+    last_scores, last_linearity, spread, stiffness, dimension, covariance, laplace_log_mass,
+    started_at_optimum
 });
 
 /// Every `SCORE_EVERY`-th draw of a window is held out of the candidates'
@@ -265,6 +269,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
             dimension: D,
             covariance: WindowCovariance::new(),
             laplace_log_mass: T::from_f64(f64::NAN),
+            started_at_optimum: false,
         })
     }
 
@@ -336,6 +341,19 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         self.laplace_log_mass
             .is_finite()
             .then_some(self.laplace_log_mass)
+    }
+
+    /// Whether the last L-BFGS start found an optimum and the chain started
+    /// beside it (a draw of the start metric about it). `false` before any
+    /// start, without optimisation, and when the chain started at its
+    /// initial point because the optimisation took no step or ran out of
+    /// its budget unconverged: U falling without end (a centred hierarchy)
+    /// or, as on posteriordb's bball_drive_event_1, a slow descent that a
+    /// chain's warm-up then spends hundreds of draws finishing. Chains that
+    /// compare [`laplace_log_mass`](Self::laplace_log_mass) can restart such
+    /// a chain from the initial point of one that found an optimum.
+    pub fn started_at_optimum(&self) -> bool {
+        self.started_at_optimum
     }
 
     /// Mean of ∇UᵀH∇U + (θ − μ)ᵀH⁻¹(θ − μ) over the held-out draws (the part of
@@ -560,6 +578,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
             return Some((*position, outcome.gradient_evaluations));
         }
         self.base = base;
+        self.started_at_optimum = true;
         let mut spent = outcome.gradient_evaluations;
         if self.optimum_secants {
             spent += self.secants_at_optimum(target, &outcome, metric);
@@ -755,6 +774,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         self.last_scores = [T::INFINITY; 4];
         self.last_linearity = T::from_f64(f64::NAN);
         self.laplace_log_mass = T::from_f64(f64::NAN);
+        self.started_at_optimum = false;
         self.dimension = D;
         metric.set_identity();
         Ok(())
@@ -804,6 +824,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         metric: &mut LbfgsMetric<T, D, M>,
     ) -> Option<([T; D], u32)> {
         self.laplace_log_mass = T::from_f64(f64::NAN);
+        self.started_at_optimum = false;
         if M == 0 || !self.optimize {
             return None;
         }

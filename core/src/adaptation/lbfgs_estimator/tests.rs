@@ -126,6 +126,8 @@ fn an_optimisation_that_does_not_converge_moves_nothing() {
             assert_eq!(format!("{metric:?}"), initial);
             assert!(evaluations >= OPTIMIZATION_EVALUATIONS, "{evaluations}");
         }
+        // The host restarts chains that report no optimum from one that found one.
+        assert_eq!(estimator.started_at_optimum(), prior);
         // Either way the estimator's memory is back to a new one's.
         let fresh = LbfgsEstimator::<f64, 3, 4>::new(0.0).unwrap();
         assert_eq!(
@@ -541,6 +543,11 @@ fn laplace_log_mass_of_a_gaussian_is_exact() {
         normals: &[f64; 8],
         secants: bool,
     ) -> Option<f64> {
+        assert!(
+            !LbfgsEstimator::<f64, 8, M>::new(0.0)
+                .unwrap()
+                .started_at_optimum()
+        );
         let mut estimator = LbfgsEstimator::<f64, 8, M>::new(0.0)
             .unwrap()
             .with_optimum_secants(secants);
@@ -552,7 +559,22 @@ fn laplace_log_mass_of_a_gaussian_is_exact() {
         estimator
             .initialize_by_optimization(target, start, normals, &mut metric)
             .unwrap();
-        estimator.laplace_log_mass()
+        // With all 6 pairs an optimum is found whether or not its secants
+        // are measured. (With M = 5 this start's optimisation runs out of
+        // its 1000 evaluations unconverged on this 6-D Gaussian: not
+        // understood yet, see docs/NUTS.md "Chains that find no optimum".)
+        if M == 8 {
+            assert!(estimator.started_at_optimum(), "secants {secants}");
+        }
+        let mass = estimator.laplace_log_mass();
+        // A reset forgets the start.
+        let mut other = LbfgsEstimator::<f64, 8, M>::new(0.0).unwrap();
+        core::mem::swap(&mut other, &mut estimator);
+        other
+            .reset(LbfgsEstimatorSettings::new(0.0), &mut metric)
+            .unwrap();
+        assert!(!other.started_at_optimum() && other.laplace_log_mass().is_none());
+        mass
     }
     let log_det: f64 = 2.0 * (0..5).map(|i| REGRESSION_L[i][i].ln()).sum::<f64>() - 110.0f64.ln();
     for seed in 0..6u64 {
