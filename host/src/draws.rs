@@ -77,6 +77,10 @@ pub enum RestartReason {
     /// step), so it would have started at its initial point, while the
     /// other chain's found an optimum.
     NoOptimum,
+    /// Its optimisation ended at a point whose curvature the secants could
+    /// not measure (not positive along some direction: not a strict
+    /// mode), while the other chain's optimum was measured.
+    UnmeasuredOptimum,
 }
 
 impl ChainDraws {

@@ -374,6 +374,15 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
                  without end from its own initial point, or descend too slowly there)",
                 chain.chain_id
             )),
+            Some(ChainRestart {
+                from_chain,
+                reason: RestartReason::UnmeasuredOptimum,
+            }) => health.notes.push(format!(
+                "chain {}'s optimisation ended where the curvature is not positive in every \
+                 direction (not a strict mode: a ridge, a plateau or a saddle), so it started \
+                 again from chain {from_chain}'s initial point, whose optimum is a measured mode",
+                chain.chain_id
+            )),
             None => {}
         }
     }

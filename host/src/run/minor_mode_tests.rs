@@ -92,7 +92,7 @@ fn chains_in_a_far_minor_mode_start_again_from_the_best_chain() {
             match r.reason {
                 RestartReason::MinorMode { log_mass_deficit } =>
                     (log_mass_deficit - deficit).abs() < 1e-3,
-                RestartReason::NoOptimum => true,
+                RestartReason::NoOptimum | RestartReason::UnmeasuredOptimum => true,
             },
             "chain {id}: {r:?} vs {deficit}"
         );
