@@ -37,12 +37,13 @@ pub(crate) struct ChainStart {
 /// its start). The best chain is the one with the largest finite Laplace
 /// mass (the first of equals). A chain restarts from the best chain's
 /// initial point when its own mass is more than [`MINOR_MODE_LOG_MASS`]
-/// below, or when it has no mass: its optimisation found no optimum
-/// (bball_drive_event_1 seed 1), or the secants refused the curvature at
-/// the point it ended (bball_drive_event_1 seed 2: that chain ran its 500
-/// warm-up draws leaving it and sampled at a 7× smaller step, 10× the
-/// gradients per draw). Without any mass (no secants, n > M) nothing
-/// moves.
+/// below, or when it has no mass: its optimisation found no optimum (no
+/// run of posteriordb's 43 × 3), or the secants refused the curvature at
+/// the point it ended (bball_drive_event_1 seeds 1 and 2, arma11 seeds 1
+/// and 2, gp_pois_regr seed 1; in bball_drive_event_1 seed 2 that chain
+/// ran its 500 warm-up draws leaving the point and sampled at a 7× smaller
+/// step, 10× the gradients per draw). Without any mass (no secants,
+/// n > M) nothing moves.
 pub(crate) fn restarts(starts: &[ChainStart]) -> Vec<Option<ChainRestart>> {
     let best = starts
         .iter()
@@ -136,7 +137,8 @@ mod tests {
                     Some((1, UNMEASURED)),
                 ],
             ),
-            // bball_drive_event_1 seed 1: chain 4 found no optimum.
+            // A chain that found no optimum (bball_drive_event_1 seed 1's
+            // chain 4 had no mass: its secants were refused).
             (
                 &[
                     (Some(-6950.73), AT),

@@ -348,8 +348,8 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
     /// start, without optimisation, and when the chain started at its
     /// initial point because the optimisation took no step or ran out of
     /// its budget unconverged: U falling without end (a centred hierarchy)
-    /// or, as on posteriordb's bball_drive_event_1, a slow descent that a
-    /// chain's warm-up then spends hundreds of draws finishing. Chains that
+    /// or a slow descent along an ill-conditioned valley, which a chain's
+    /// warm-up then spends hundreds of draws finishing. Chains that
     /// compare [`laplace_log_mass`](Self::laplace_log_mass) can restart such
     /// a chain from the initial point of one that found an optimum.
     pub fn started_at_optimum(&self) -> bool {
