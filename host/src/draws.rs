@@ -47,8 +47,8 @@ pub struct ChainDraws {
     /// NUTS only (empty otherwise): Hamiltonian energy H at each kept draw
     /// (Stan's `energy__`), for E-BFMI.
     pub energy: Vec<f64>,
-    /// Set when the chain's first start found a minor mode, or no optimum,
-    /// and it started again from another chain's initial point
+    /// Set when the chain's first start found a minor mode, no optimum, or
+    /// an optimum the secants could not measure, and it started again from another chain's initial point
     /// ([`crate::run::MINOR_MODE_LOG_MASS`]).
     pub restart: Option<ChainRestart>,
 }
@@ -78,8 +78,9 @@ pub enum RestartReason {
     /// other chain's found an optimum.
     NoOptimum,
     /// Its optimisation ended at a point whose curvature the secants could
-    /// not measure (not positive along some direction: not a strict
-    /// mode), while the other chain's optimum was measured.
+    /// not measure (a secant with sᵀy ≤ 0 or not finite — the curvature
+    /// there not positive along it — or a pair lost in conjugation), while
+    /// the other chain's optimum was measured.
     UnmeasuredOptimum,
 }
 

@@ -378,9 +378,9 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
                 from_chain,
                 reason: RestartReason::UnmeasuredOptimum,
             }) => health.notes.push(format!(
-                "chain {}'s optimisation ended where the curvature is not positive in every \
-                 direction (not a strict mode: a ridge, a plateau or a saddle), so it started \
-                 again from chain {from_chain}'s initial point, whose optimum is a measured mode",
+                "chain {}'s optimisation ended where the secants could not measure the curvature \
+                 (not positive along some direction, or not finite), so it started again from \
+                 chain {from_chain}'s initial point, whose optimum they measured",
                 chain.chain_id
             )),
             None => {}

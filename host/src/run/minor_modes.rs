@@ -8,11 +8,11 @@
 //! metric had let the chains out (docs/NUTS.md, "Minor modes").
 //!
 //! Before any chain draws, the runner compares the Laplace approximations
-//! at the chains' optima (−U* + ½·log det Σ, from the secants; chains
-//! without secants are left alone), and a chain whose optimum holds less
-//! than e^−[`MINOR_MODE_LOG_MASS`] of the best one's mass makes its start
+//! at the chains' optima (−U* + ½·log det Σ, from the secants), and a chain
+//! whose optimum holds less than e^−[`MINOR_MODE_LOG_MASS`] of the best
+//! one's mass, or that has no mass while the best has one, makes its start
 //! again from the best chain's initial point: the same optimisation, then
-//! its own draws. The run notes every such restart.
+//! its own draws. The run notes every such restart and its reason.
 
 use crate::draws::{ChainRestart, RestartReason};
 
@@ -38,8 +38,9 @@ pub(crate) struct ChainStart {
 /// mass (the first of equals). A chain restarts from the best chain's
 /// initial point when its own mass is more than [`MINOR_MODE_LOG_MASS`]
 /// below, or when it has no mass: its optimisation found no optimum (no
-/// run of posteriordb's 43 × 3), or the secants refused the curvature at
-/// the point it ended (bball_drive_event_1 seeds 1 and 2, arma11 seeds 1
+/// run of posteriordb's 43 × 3), or the secants at the point it ended were
+/// refused (a secant with sᵀy ≤ 0 or not finite, or a pair lost in
+/// conjugation; bball_drive_event_1 seeds 1 and 2, arma11 seeds 1
 /// and 2, gp_pois_regr seed 1; in bball_drive_event_1 seed 2 that chain
 /// ran its 500 warm-up draws leaving the point and sampled at a 7× smaller
 /// step, 10× the gradients per draw). Without any mass (no secants,
