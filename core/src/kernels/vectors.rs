@@ -319,6 +319,35 @@ pub fn axpy<T: Real, const D: usize>(alpha: T, x: &[T; D], y: &mut [T; D]) {
     }
 }
 
+/// y ← y + α x over the first `len` entries (at most D); the rest of `y` is
+/// left as it is. Bit for bit [`axpy`] on those entries.
+#[inline]
+pub(crate) fn axpy_leading<T: Real, const D: usize>(
+    alpha: T,
+    x: &[T; D],
+    y: &mut [T; D],
+    len: usize,
+) {
+    at_length!(len, D, |len| {
+        for i in 0..len {
+            y[i] += alpha * x[i];
+        }
+    })
+}
+
+/// Σ aᵢ bᵢ over the first `len` entries (at most D), in [`dot`]'s order: bit
+/// for bit `dot(a, b)` when the entries from `len` on are zero.
+#[inline]
+pub(crate) fn dot_leading<T: Real, const D: usize>(a: &[T; D], b: &[T; D], len: usize) -> T {
+    at_length!(len, D, |len| {
+        let mut acc = T::ZERO;
+        for i in 0..len {
+            acc += a[i] * b[i];
+        }
+        acc
+    })
+}
+
 /// x ← α x.
 #[inline]
 pub fn scale<T: Real, const D: usize>(alpha: T, x: &mut [T; D]) {
@@ -339,6 +368,13 @@ pub fn difference<T: Real, const D: usize>(a: &[T; D], b: &[T; D], out: &mut [T;
 #[inline]
 pub fn norm<T: Real, const D: usize>(x: &[T; D]) -> T {
     dot(x, x).sqrt()
+}
+
+/// `true` when every entry of `x` from index `n` on is zero (a vector that a
+/// sampler of run-time dimension n may hold).
+#[inline]
+pub(crate) fn zero_from<T: Real>(x: &[T], n: usize) -> bool {
+    x.get(n..).unwrap_or(&[]).iter().all(|v| *v == T::ZERO)
 }
 
 /// `true` when every entry is finite.

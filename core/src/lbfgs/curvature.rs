@@ -10,7 +10,7 @@
 //! step statistics.
 
 use crate::error::{Error, require_non_negative};
-use crate::kernels::{axpy, dot, norm};
+use crate::kernels::{axpy_leading, dot_leading};
 use crate::real::Real;
 
 /// The admission rule for new L-BFGS pairs.
@@ -46,10 +46,23 @@ impl<T: Real> CurvaturePolicy<T> {
     /// Applies the trust-region shift to `y` in place and returns sᵀy if the pair
     /// is admitted, `None` if it must be skipped.
     pub fn admit<const D: usize>(&self, s: &[T; D], y: &mut [T; D]) -> Option<T> {
+        self.admit_leading(s, y, D)
+    }
+
+    /// [`admit`](Self::admit) on the first `len` entries of s and y (at most
+    /// D; the rest of `y` is left as it is): bit for bit the same decision
+    /// and sᵀy as on vectors of length `len`. Nothing of length D is copied.
+    pub(crate) fn admit_leading<const D: usize>(
+        &self,
+        s: &[T; D],
+        y: &mut [T; D],
+        len: usize,
+    ) -> Option<T> {
+        let len = len.min(D);
         if self.trust_region != T::ZERO {
-            axpy(self.trust_region, s, y);
+            axpy_leading(self.trust_region, s, y, len);
         }
-        let sy = dot(s, y);
+        let sy = dot_leading(s, y, len);
         // A finite sᵀy implies every sᵢ and (shifted) yᵢ is finite: a NaN
         // entry, ∞·0 or ∞·x makes the sum NaN or ±∞. No separate scans.
         if !(sy.is_finite() && sy > T::ZERO) {
@@ -59,7 +72,9 @@ impl<T: Real> CurvaturePolicy<T> {
             return Some(sy);
         }
         // The common case, as cheap as before: the bound is a normal number.
-        let bound = self.min_relative_curvature * norm(s) * norm(y);
+        let bound = self.min_relative_curvature
+            * dot_leading(s, s, len).sqrt()
+            * dot_leading(y, y, len).sqrt();
         if bound.is_finite() && bound > T::ZERO {
             return if sy > bound { Some(sy) } else { None };
         }
@@ -68,32 +83,31 @@ impl<T: Real> CurvaturePolicy<T> {
         // two maxima): every entry is at most 1 in magnitude, so neither the
         // norms nor their product can overflow or underflow. Unscaled, a pair
         // with ‖y‖² above the largest finite value made the bound ∞ (or 0·∞ =
-        // NaN for ε = 0) and was skipped although sᵀy > ε‖s‖‖y‖.
-        let (mut s_unit, mut y_unit) = (*s, *y);
-        scale_to_unit_max(&mut s_unit);
-        scale_to_unit_max(&mut y_unit);
-        let bound = self.min_relative_curvature * norm(&s_unit) * norm(&y_unit);
-        if dot(&s_unit, &y_unit) > bound {
-            Some(sy)
-        } else {
-            None
+        // NaN for ε = 0) and was skipped although sᵀy > ε‖s‖‖y‖. The scaled
+        // entries are formed on the fly (no copy of length D on the stack).
+        let (s, y) = (&s[..len], &y[..len]);
+        let (s_max, y_max) = (largest_magnitude(s), largest_magnitude(y));
+        let unit = |v: T, max: T| if max > T::ZERO { v / max } else { v };
+        let (mut ss, mut yy, mut sy_unit) = (T::ZERO, T::ZERO, T::ZERO);
+        for (&si, &yi) in s.iter().zip(y) {
+            let (a, b) = (unit(si, s_max), unit(yi, y_max));
+            ss += a * a;
+            yy += b * b;
+            sy_unit += a * b;
         }
+        let bound = self.min_relative_curvature * ss.sqrt() * yy.sqrt();
+        if sy_unit > bound { Some(sy) } else { None }
     }
 }
 
-/// x ← x / max|xᵢ| (x finite and not zero).
-fn scale_to_unit_max<T: Real, const D: usize>(x: &mut [T; D]) {
+fn largest_magnitude<T: Real>(x: &[T]) -> T {
     let mut largest = T::ZERO;
-    for v in x.iter() {
+    for v in x {
         if v.abs() > largest {
             largest = v.abs();
         }
     }
-    if largest > T::ZERO {
-        for v in x.iter_mut() {
-            *v /= largest;
-        }
-    }
+    largest
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use super::curvature::CurvaturePolicy;
 use super::factors::ProductFactors;
 use super::pair_ring::PairRing;
 use crate::error::{Error, require_positive};
-use crate::kernels::dot;
+use crate::kernels::dot_leading;
 use crate::real::Real;
 
 /// How the base matrix H⁰ = γI is chosen.
@@ -45,6 +45,8 @@ pub struct LbfgsSettings<T> {
     /// Admission rule for new pairs.
     pub curvature: CurvaturePolicy<T>,
 }
+
+crate::in_place::zero_valid!(impl[T: Real] LbfgsSettings<T> { max_pairs, scaling, curvature });
 
 impl<T: Real> LbfgsSettings<T> {
     /// `max_pairs` pairs, γ fixed to 1, the default curvature policy.
@@ -94,10 +96,12 @@ pub struct LbfgsMemory<T, const D: usize, const M: usize> {
     pub(super) factors: ProductFactors<T, M>,
     pairs_admitted: u64,
     pairs_skipped: u64,
+    /// The run-time dimension n (0 or ≥ D: D), feature `runtime-dimension`.
+    dimension: usize,
 }
 
 crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] LbfgsMemory<T, D, M> {
-    pairs, gamma, scaling, curvature, factors, pairs_admitted, pairs_skipped
+    pairs, gamma, scaling, curvature, factors, pairs_admitted, pairs_skipped, dimension
 });
 
 impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
@@ -113,6 +117,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
             factors: ProductFactors::new(),
             pairs_admitted: 0,
             pairs_skipped: 0,
+            dimension: D,
         })
     }
 
@@ -121,14 +126,24 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
     pub fn reset(&mut self, settings: LbfgsSettings<T>) -> Result<(), Error> {
         Self::validate(&settings)?;
         crate::in_place::zero(self);
-        self.pairs.reset(settings.max_pairs);
+        self.initialize_zeroed(settings)
+    }
+
+    /// The state of [`LbfgsMemory::new`] with `settings`, on a memory that
+    /// is all zero bytes (fresh from [`crate::in_place`]): nothing of length
+    /// D is written, so the pages of a large zeroed allocation stay
+    /// untouched until used. On error nothing changes.
+    pub(crate) fn initialize_zeroed(&mut self, settings: LbfgsSettings<T>) -> Result<(), Error> {
+        Self::validate(&settings)?;
+        self.pairs.set_capacity(settings.max_pairs);
         self.gamma = settings.scaling.initial();
         self.scaling = settings.scaling;
         self.curvature = settings.curvature;
+        self.dimension = D;
         Ok(())
     }
 
-    fn validate(settings: &LbfgsSettings<T>) -> Result<(), Error> {
+    pub(crate) fn validate(settings: &LbfgsSettings<T>) -> Result<(), Error> {
         if settings.max_pairs > M {
             return Err(Error::invalid("max_pairs", "at most the memory size M"));
         }
@@ -140,11 +155,21 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
     /// (trust region) or skip the pair; returns whether it was admitted (a
     /// memory with `max_pairs = 0` admits pairs but keeps none).
     /// Skipped pairs are counted in [`pairs_skipped`](Self::pairs_skipped).
+    ///
+    /// It copies y (D numbers) onto the stack; a sampler of large dimension
+    /// calls [`try_push_in_place`](Self::try_push_in_place) instead.
     pub fn try_push(&mut self, s: &[T; D], y: &[T; D]) -> bool {
         let mut y = *y;
-        match self.curvature.admit(s, &mut y) {
+        self.try_push_in_place(s, &mut y)
+    }
+
+    /// [`try_push`](Self::try_push) without a copy: the trust-region shift
+    /// is applied to `y` itself (its first [`dimension`](Self::dimension)
+    /// entries), whether or not the pair is admitted.
+    pub fn try_push_in_place(&mut self, s: &[T; D], y: &mut [T; D]) -> bool {
+        match self.curvature.admit_leading(s, y, self.dimension()) {
             Some(sy) => {
-                self.push_admitted(s, &y, sy);
+                self.push_admitted(s, y, sy);
                 true
             }
             None => {
@@ -154,6 +179,36 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
         }
     }
 
+    /// n: the pairs and every vector the memory reads or writes are taken
+    /// over their first n entries (D unless
+    /// [`set_dimension`](Self::set_dimension), feature `runtime-dimension`,
+    /// said otherwise).
+    #[inline]
+    pub fn dimension(&self) -> usize {
+        // Without the feature every length is the constant D.
+        if cfg!(feature = "runtime-dimension") && self.dimension != 0 && self.dimension < D {
+            self.dimension
+        } else {
+            D
+        }
+    }
+
+    /// Works on the first `n` entries of every vector from now on (1 ≤ n ≤
+    /// D, feature `runtime-dimension`): a sampler of run-time dimension n
+    /// in storage for D. The pairs held are forgotten (γ back to its initial
+    /// value); entries from n on are never read or written, so the memory
+    /// costs what dimension n costs and its results are bit for bit those of
+    /// a memory of size n. On error nothing changes.
+    #[cfg(feature = "runtime-dimension")]
+    pub fn set_dimension(&mut self, n: usize) -> Result<(), Error> {
+        if n == 0 || n > D {
+            return Err(Error::invalid("dimension", ">= 1 and at most D"));
+        }
+        self.clear();
+        self.dimension = n;
+        Ok(())
+    }
+
     /// Appends a pair that already passed [`CurvaturePolicy::admit`].
     /// A memory of capacity zero keeps nothing: the pair is ignored and
     /// neither γ nor the counters change.
@@ -161,10 +216,11 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
         if self.pairs.capacity() == 0 {
             return;
         }
-        self.pairs.push(s, y, sy);
+        let n = self.dimension();
+        self.pairs.push_leading(s, y, sy, n);
         self.pairs_admitted += 1;
         if let InitialScaling::NewestPair(_) = self.scaling {
-            let yy = dot(y, y);
+            let yy = dot_leading(y, y, n);
             let gamma = sy / yy;
             if gamma.is_finite() && gamma > T::ZERO {
                 self.gamma = gamma;

@@ -48,9 +48,11 @@ impl<T: Real, const D: usize, const M: usize> PairRing<T, D, M> {
         self.capacity
     }
 
-    /// In place, the state of `PairRing::new(capacity)`.
-    pub(crate) fn reset(&mut self, capacity: usize) {
-        crate::in_place::zero(self);
+    /// Empties the ring and sets its capacity (clamped to `M`), writing
+    /// nothing of length D.
+    pub(crate) fn set_capacity(&mut self, capacity: usize) {
+        self.start = 0;
+        self.len = 0;
         self.capacity = if capacity < M { capacity } else { M };
     }
 
@@ -74,6 +76,13 @@ impl<T: Real, const D: usize, const M: usize> PairRing<T, D, M> {
     /// Appends a pair; when full, the oldest pair is dropped. A ring of capacity
     /// zero ignores the pair.
     pub fn push(&mut self, s: &[T; D], y: &[T; D], curvature: T) {
+        self.push_leading(s, y, curvature, D);
+    }
+
+    /// [`push`](Self::push) of the first `len` entries of s and y (at most
+    /// D): the slot's entries from `len` on keep what they held, zero for a
+    /// ring that has only ever held pairs of that length.
+    pub(crate) fn push_leading(&mut self, s: &[T; D], y: &[T; D], curvature: T, len: usize) {
         if self.capacity == 0 {
             return;
         }
@@ -85,8 +94,9 @@ impl<T: Real, const D: usize, const M: usize> PairRing<T, D, M> {
             self.start = self.slot(1);
             oldest
         };
-        self.s[slot] = *s;
-        self.y[slot] = *y;
+        let len = len.min(D);
+        self.s[slot][..len].copy_from_slice(&s[..len]);
+        self.y[slot][..len].copy_from_slice(&y[..len]);
         self.curvature[slot] = curvature;
     }
 

@@ -7,22 +7,29 @@
 
 use super::factors::Coefficients;
 use super::memory::LbfgsMemory;
-use crate::kernels::axpy;
+use crate::kernels::{at_length, axpy_leading};
 use crate::real::Real;
 
-/// rows[k]ᵀz for k < K in one pass over z (z read once per entry), each sum
-/// bit for bit [`dot`](crate::kernels::dot)`(rows[k], z)`: the K sums are
-/// independent chains.
+/// rows[k]ᵀz over the first `len` entries (at most D) for k < K in one pass
+/// over z (z read once per entry), each sum bit for bit
+/// [`dot`](crate::kernels::dot)`(rows[k], z)` when the entries from `len` on
+/// are zero: the K sums are independent chains.
 #[inline]
-fn dots_with<T: Real, const D: usize, const K: usize>(rows: [&[T; D]; K], z: &[T; D]) -> [T; K] {
-    let mut acc = [T::ZERO; K];
-    for i in 0..D {
-        let zi = z[i];
-        for k in 0..K {
-            acc[k] += rows[k][i] * zi;
+fn dots_with<T: Real, const D: usize, const K: usize>(
+    rows: [&[T; D]; K],
+    z: &[T; D],
+    len: usize,
+) -> [T; K] {
+    at_length!(len, D, |len| {
+        let mut acc = [T::ZERO; K];
+        for i in 0..len {
+            let zi = z[i];
+            for k in 0..K {
+                acc[k] += rows[k][i] * zi;
+            }
         }
-    }
-    acc
+        acc
+    })
 }
 
 /// rowᵢᵀz for i < n, eight rows per pass over z (then four, then one).
@@ -31,51 +38,55 @@ fn project_rows<'a, T: Real + 'a, const D: usize>(
     n: usize,
     row: impl Fn(usize) -> &'a [T; D],
     z: &[T; D],
+    len: usize,
     mut out: impl FnMut(usize, T),
 ) {
     let mut i = 0;
     while i + 8 <= n {
-        let r = dots_with::<T, D, 8>(core::array::from_fn(|k| row(i + k)), z);
+        let r = dots_with::<T, D, 8>(core::array::from_fn(|k| row(i + k)), z, len);
         for (k, v) in r.into_iter().enumerate() {
             out(i + k, v);
         }
         i += 8;
     }
     if i + 4 <= n {
-        let r = dots_with::<T, D, 4>(core::array::from_fn(|k| row(i + k)), z);
+        let r = dots_with::<T, D, 4>(core::array::from_fn(|k| row(i + k)), z, len);
         for (k, v) in r.into_iter().enumerate() {
             out(i + k, v);
         }
         i += 4;
     }
     while i < n {
-        let [r] = dots_with::<T, D, 1>([row(i)], z);
+        let [r] = dots_with::<T, D, 1>([row(i)], z, len);
         out(i, r);
         i += 1;
     }
 }
 
 /// The Gram entries of a pair (s, y) with P partner pairs (s_b, y_b) in one
-/// pass: [sᵀs_b, sᵀy_b, yᵀs_b, yᵀy_b] for each b, every sum bit for bit
-/// [`dot`](crate::kernels::dot).
+/// pass over the first `len` entries: [sᵀs_b, sᵀy_b, yᵀs_b, yᵀy_b] for each
+/// b, every sum bit for bit [`dot`](crate::kernels::dot).
 #[inline]
 fn gram_dots<T: Real, const D: usize, const P: usize>(
     s: &[T; D],
     y: &[T; D],
     partners: [(&[T; D], &[T; D]); P],
+    len: usize,
 ) -> [[T; 4]; P] {
-    let mut acc = [[T::ZERO; 4]; P];
-    for i in 0..D {
-        let (si, yi) = (s[i], y[i]);
-        for b in 0..P {
-            let (sb, yb) = (partners[b].0[i], partners[b].1[i]);
-            acc[b][0] += si * sb;
-            acc[b][1] += si * yb;
-            acc[b][2] += yi * sb;
-            acc[b][3] += yi * yb;
+    at_length!(len, D, |len| {
+        let mut acc = [[T::ZERO; 4]; P];
+        for i in 0..len {
+            let (si, yi) = (s[i], y[i]);
+            for b in 0..P {
+                let (sb, yb) = (partners[b].0[i], partners[b].1[i]);
+                acc[b][0] += si * sb;
+                acc[b][1] += si * yb;
+                acc[b][2] += yi * sb;
+                acc[b][3] += yi * yb;
+            }
         }
-    }
-    acc
+        acc
+    })
 }
 
 impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
@@ -84,6 +95,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
     /// products per (new pair, held pair), each pair of new pairs once.
     fn update_gram(&mut self) {
         let m = self.pairs.len();
+        let len = self.dimension();
         let kept = self.factors.keep_gram_rows(m);
         let ring = &self.pairs;
         let factors = &mut self.factors;
@@ -96,13 +108,13 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
             let pair = |b: usize| ring.get(b).map_or((sa, ya), |(s, y, _)| (s, y));
             let mut b = 0;
             while b + 2 <= a + 1 {
-                let r = gram_dots(sa, ya, [pair(b), pair(b + 1)]);
+                let r = gram_dots(sa, ya, [pair(b), pair(b + 1)], len);
                 factors.set_gram(a, b, r[0]);
                 factors.set_gram(a, b + 1, r[1]);
                 b += 2;
             }
             if b <= a {
-                let [r] = gram_dots(sa, ya, [pair(b)]);
+                let [r] = gram_dots(sa, ya, [pair(b)], len);
                 factors.set_gram(a, b, r);
             }
         }
@@ -134,6 +146,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
     fn project(&self, z: &[T; D], with_y: bool) -> Coefficients<T, M> {
         let mut r = Coefficients::zero();
         let m = self.pairs.len();
+        let len = self.dimension();
         let ring = &self.pairs;
         let row = |k: usize, y: bool| ring.get(k).map_or(z, |(s, yk, _)| if y { yk } else { s });
         if with_y {
@@ -141,6 +154,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
                 2 * m,
                 |i| row(i / 2, i % 2 == 1),
                 z,
+                len,
                 |i, v| {
                     if i % 2 == 0 {
                         r.s[i / 2] = v;
@@ -150,27 +164,31 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
                 },
             );
         } else {
-            project_rows(m, |k| row(k, false), z, |k, v| r.s[k] = v);
+            project_rows(m, |k| row(k, false), z, len, |k, v| r.s[k] = v);
         }
         r
     }
 
-    /// out ← a·z + V c (`with_y = false`: c.y is known to be zero).
+    /// out ← a·z + V c (`with_y = false`: c.y is known to be zero), over the
+    /// first [`dimension`](Self::dimension) entries (the rest of `out` is
+    /// left as it is).
     fn combine(&self, a: T, z: &[T; D], c: &Coefficients<T, M>, with_y: bool, out: &mut [T; D]) {
-        for i in 0..D {
-            out[i] = a * z[i];
-        }
-        for (k, (s, y, _)) in self.pairs.iter().enumerate() {
-            if with_y {
-                let (cs, cy) = (c.s[k], c.y[k]);
-                for i in 0..D {
-                    out[i] += cs * s[i];
-                    out[i] += cy * y[i];
-                }
-            } else {
-                axpy(c.s[k], s, out);
+        at_length!(self.dimension(), D, |n| {
+            for i in 0..n {
+                out[i] = a * z[i];
             }
-        }
+            for (k, (s, y, _)) in self.pairs.iter().enumerate() {
+                if with_y {
+                    let (cs, cy) = (c.s[k], c.y[k]);
+                    for i in 0..n {
+                        out[i] += cs * s[i];
+                        out[i] += cy * y[i];
+                    }
+                } else {
+                    axpy_leading(c.s[k], s, out, n);
+                }
+            }
+        })
     }
 
     /// `out` ← S·z, with S Sᵀ = H: maps z ~ N(0, I) to a draw of N(0, H).
@@ -239,10 +257,11 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
         self.combine(a, v, &c, true, out);
     }
 
-    /// log det H = D log γ + Σ_k log(sᵀBs / sᵀy).
+    /// log det H = n log γ + Σ_k log(sᵀBs / sᵀy), n = [`dimension`](Self::dimension).
     pub fn log_det_inverse_hessian(&mut self) -> T {
         self.refresh_factors();
-        self.factors.log_det(self.gamma, T::from_u64(D as u64))
+        self.factors
+            .log_det(self.gamma, T::from_u64(self.dimension() as u64))
     }
 }
 

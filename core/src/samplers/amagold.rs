@@ -67,14 +67,18 @@ use super::sampler::{Sampler, Step};
 
 use super::metropolis::metropolis;
 use crate::error::{Error, require_non_negative, require_positive};
-use crate::kernels::{all_finite, dot};
+use crate::kernels::{all_finite, axpy_leading};
 use crate::random::fill_standard_normal;
 use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::{MinibatchPotential, Potential};
 
 /// How the momentum is refreshed between outer steps.
+///
+/// `#[repr(u8)]`: all-zero bytes are `Resample`
+/// ([`ZeroValid`](crate::in_place::ZeroValid)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
 pub enum MomentumRefresh {
     /// Draw r ~ N(0, σ²I) before every outer step: a reversible chain.
     #[default]
@@ -82,6 +86,11 @@ pub enum MomentumRefresh {
     /// Keep the momentum (negated on rejection): a skew-reversible chain.
     Persistent,
 }
+
+// SAFETY: `repr(u8)` with a field-less first variant `Resample` of
+// discriminant 0: the zero byte is `Resample`.
+#[allow(unsafe_code)]
+unsafe impl crate::in_place::ZeroValid for MomentumRefresh {}
 
 /// Settings of [`Amagold`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -97,6 +106,10 @@ pub struct AmagoldSettings<T> {
     /// Reversible (`Resample`) or skew-reversible (`Persistent`) variant.
     pub momentum_refresh: MomentumRefresh,
 }
+
+crate::in_place::zero_valid!(impl[T: Real] AmagoldSettings<T> {
+    step_size, inner_steps, friction, momentum_variance, momentum_refresh
+});
 
 impl<T: Real> AmagoldSettings<T> {
     /// Step size ε, T inner steps and friction β, with σ² = 1 and the
@@ -163,6 +176,13 @@ impl<T: Real, const D: usize, P: Potential<T, D>> GradientSource<T, D> for Full<
 /// The AMAGOLD sampler (Zhang, Cooper & De Sa 2020, Algorithm 2); see the
 /// module documentation for the update, the random-number order and the
 /// variants. An exact (π-invariant) sampler with stochastic gradients.
+///
+/// It is about 8·7·D bytes in f64. [`Amagold::new`] returns it by value,
+/// through the stack; [`init_in_place`](Self::init_in_place),
+/// [`new_boxed`](Self::new_boxed) (feature `alloc`) and [`reset`](Self::reset)
+/// build it where it lives ([`crate::in_place`]), and
+/// [`set_dimension`](Self::set_dimension) runs a model of run-time dimension
+/// n ≤ D in it at the cost of n.
 #[derive(Debug, Clone)]
 pub struct Amagold<T, const D: usize> {
     settings: AmagoldSettings<T>,
@@ -177,7 +197,15 @@ pub struct Amagold<T, const D: usize> {
     next_momentum: [T; D],
     gradient: [T; D],
     noise: [T; D],
+    /// The coordinates that move, n ≤ D ([`Amagold::set_dimension`]); 0
+    /// (the all-zero value of [`crate::in_place`]) is D.
+    dimension: usize,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] Amagold<T, D> {
+    settings, position, potential, momentum, has_momentum, proposal, inner_momentum,
+    next_momentum, gradient, noise, dimension
+});
 
 /// L2MC is AMAGOLD with full-batch gradients: use [`Amagold::step_full_batch`].
 pub type L2mc<T, const D: usize> = Amagold<T, D>;
@@ -204,12 +232,79 @@ impl<T: Real, const D: usize> Amagold<T, D> {
             next_momentum: [T::ZERO; D],
             gradient: [T::ZERO; D],
             noise: [T::ZERO; D],
+            dimension: D,
         };
         sampler.potential = target.potential_and_gradient(&sampler.position, &mut sampler.gradient);
         if !sampler.potential.is_finite() || !all_finite(&sampler.gradient) {
             return Err(Error::NonFiniteInitialState);
         }
         Ok(sampler)
+    }
+
+    /// The checks of [`initialize_zeroed`](Self::initialize_zeroed),
+    /// changing nothing observable: the target is evaluated into the
+    /// scratch vectors.
+    fn check_reset<P: Potential<T, D>>(
+        &mut self,
+        settings: &AmagoldSettings<T>,
+        initial_position: &[T; D],
+        target: &P,
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        if !all_finite(initial_position) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        self.proposal.copy_from_slice(initial_position);
+        let u = target.potential_and_gradient(&self.proposal, &mut self.noise);
+        if !u.is_finite() || !all_finite(&self.noise) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        Ok(())
+    }
+
+    /// The state of [`Amagold::new`] on an all-zero sampler.
+    fn initialize_zeroed<P: Potential<T, D>>(
+        &mut self,
+        settings: AmagoldSettings<T>,
+        initial_position: &[T; D],
+        target: &P,
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        if !all_finite(initial_position) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        self.position.copy_from_slice(initial_position);
+        let potential = target.potential_and_gradient(&self.position, &mut self.gradient);
+        if !potential.is_finite() || !all_finite(&self.gradient) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        self.settings = settings;
+        self.potential = potential;
+        self.dimension = D;
+        Ok(())
+    }
+
+    /// n: the sampler moves the first n coordinates and keeps the rest at
+    /// zero (D unless [`set_dimension`](Self::set_dimension) said otherwise).
+    #[inline]
+    pub fn dimension(&self) -> usize {
+        super::dimension::in_use::<D>(self.dimension)
+    }
+
+    /// Moves only the first `n` coordinates (1 ≤ n ≤ D; feature
+    /// `runtime-dimension`; before the first step): a model of run-time
+    /// dimension n in storage for D. Momenta and noise are n normals and
+    /// every pass stops at n, so a step costs what dimension n costs and the
+    /// chain is bit for bit that of an `Amagold<T, n>` on the same
+    /// coordinates. The target is evaluated at positions zero from n on;
+    /// what it writes to the gradient there is ignored. The position must
+    /// be zero from n on; on error nothing changes.
+    #[cfg(feature = "runtime-dimension")]
+    pub fn set_dimension(&mut self, n: usize) -> Result<(), Error> {
+        super::dimension::check_new(n, self.has_momentum, &self.position)?;
+        self.dimension = n;
+        self.gradient[n..].iter_mut().for_each(|g| *g = T::ZERO);
+        Ok(())
     }
 
     /// Sets a new step size (e.g. from adaptation); on error nothing changes.
@@ -280,12 +375,13 @@ impl<T: Real, const D: usize> Amagold<T, D> {
         let beta = self.settings.friction;
         let sigma2 = self.settings.momentum_variance;
         let mut stats = StepStats::new(eps);
+        let n = self.dimension();
 
         // Line 3: momentum.
         if self.settings.momentum_refresh == MomentumRefresh::Resample || !self.has_momentum {
-            fill_standard_normal(rng, &mut self.momentum);
+            fill_standard_normal(rng, &mut self.momentum[..n]);
             let sigma = sigma2.sqrt();
-            for r in self.momentum.iter_mut() {
+            for r in self.momentum[..n].iter_mut() {
                 *r *= sigma;
             }
             self.has_momentum = true;
@@ -299,57 +395,53 @@ impl<T: Real, const D: usize> Amagold<T, D> {
         let noise_scale = T::TWO * (eps * beta * sigma2).sqrt(); // sqrt(4εβσ²)
 
         // Lines 4–5.
-        self.inner_momentum = self.momentum;
+        self.inner_momentum[..n].copy_from_slice(&self.momentum[..n]);
         let mut rho = T::ZERO;
-        for i in 0..D {
+        for i in 0..n {
             self.proposal[i] = self.position[i] + half_drift * self.inner_momentum[i];
         }
-        let mut finite = all_finite(&self.proposal);
+        let mut finite = all_finite(&self.proposal[..n]);
         if finite {
             for t in 0..self.settings.inner_steps {
                 if t != 0 {
-                    for i in 0..D {
-                        self.proposal[i] += drift * self.inner_momentum[i];
-                    }
-                    if !all_finite(&self.proposal) {
+                    axpy_leading(drift, &self.inner_momentum, &mut self.proposal, n);
+                    if !all_finite(&self.proposal[..n]) {
                         finite = false;
                         break;
                     }
                 }
                 if beta > T::ZERO {
-                    fill_standard_normal(rng, &mut self.noise);
-                    for z in self.noise.iter_mut() {
+                    fill_standard_normal(rng, &mut self.noise[..n]);
+                    for z in self.noise[..n].iter_mut() {
                         *z *= noise_scale;
                     }
                 } else {
-                    self.noise = [T::ZERO; D];
+                    self.noise[..n].fill(T::ZERO);
                 }
                 source.gradient(rng, &self.proposal, &mut self.gradient);
                 stats.gradient_evaluations += 1;
-                if !all_finite(&self.gradient) {
+                if !all_finite(&self.gradient[..n]) {
                     finite = false;
                     break;
                 }
-                for i in 0..D {
-                    self.next_momentum[i] =
-                        (damp * self.inner_momentum[i] - eps * self.gradient[i] + self.noise[i])
-                            * inv;
+                // ρ += ½ε σ⁻² ∇Ũᵀ(r₋ + r₊), the sum in `dot`'s order.
+                let mut gradient_dot_sum = T::ZERO;
+                for i in 0..n {
+                    let next = (damp * self.inner_momentum[i] - eps * self.gradient[i]
+                        + self.noise[i])
+                        * inv;
+                    self.next_momentum[i] = next;
+                    gradient_dot_sum += self.gradient[i] * (self.inner_momentum[i] + next);
                 }
-                let mut sum = [T::ZERO; D];
-                for i in 0..D {
-                    sum[i] = self.inner_momentum[i] + self.next_momentum[i];
-                }
-                rho += half_drift * dot(&self.gradient, &sum);
-                core::mem::swap(&mut self.inner_momentum, &mut self.next_momentum);
+                rho += half_drift * gradient_dot_sum;
+                self.inner_momentum[..n].swap_with_slice(&mut self.next_momentum[..n]);
             }
         }
         // Line 15.
         let mut proposal_potential = T::INFINITY;
         if finite {
-            for i in 0..D {
-                self.proposal[i] += half_drift * self.inner_momentum[i];
-            }
-            finite = all_finite(&self.proposal) && all_finite(&self.inner_momentum);
+            axpy_leading(half_drift, &self.inner_momentum, &mut self.proposal, n);
+            finite = all_finite(&self.proposal[..n]) && all_finite(&self.inner_momentum[..n]);
         }
         if finite {
             proposal_potential = source.potential(&self.proposal, &mut self.gradient);
@@ -367,17 +459,21 @@ impl<T: Real, const D: usize> Amagold<T, D> {
         stats.energy_error = decision.energy_error;
         stats.divergent = decision.divergent;
         if decision.accepted {
-            core::mem::swap(&mut self.position, &mut self.proposal);
-            self.momentum = self.inner_momentum;
+            self.position[..n].swap_with_slice(&mut self.proposal[..n]);
+            self.momentum[..n].copy_from_slice(&self.inner_momentum[..n]);
             self.potential = proposal_potential;
         } else {
-            for r in self.momentum.iter_mut() {
+            for r in self.momentum[..n].iter_mut() {
                 *r = -*r;
             }
         }
         stats
     }
 }
+
+super::in_place_constructors::in_place_constructors!(
+    impl[T: Real, const D: usize] Amagold<T, D> { settings: AmagoldSettings<T>, target: target: P }
+);
 
 impl<T: Real, const D: usize> Sampler<T, D> for Amagold<T, D> {
     type Settings = AmagoldSettings<T>;
@@ -389,6 +485,9 @@ impl<T: Real, const D: usize> Sampler<T, D> for Amagold<T, D> {
     }
     fn position(&self) -> &[T; D] {
         Amagold::position(self)
+    }
+    fn dimension(&self) -> usize {
+        Amagold::dimension(self)
     }
     fn potential(&self) -> Option<T> {
         Some(Amagold::potential(self))

@@ -28,7 +28,7 @@ use rand_core::Rng;
 use super::sampler::{Sampler, Step};
 
 use crate::error::{Error, require_positive};
-use crate::kernels::{all_finite, difference};
+use crate::kernels::all_finite;
 use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
 use crate::random::fill_standard_normal;
 use crate::real::Real;
@@ -36,7 +36,12 @@ use crate::stats::StepStats;
 use crate::target::MinibatchPotential;
 
 /// HAMCMC's step-size sequence ε_t.
+///
+/// `#[repr(u8)]` gives it a defined layout: a tag byte, 0 for `Constant`,
+/// then its fields, so all-zero bytes are `Constant(0)`
+/// ([`ZeroValid`](crate::in_place::ZeroValid)).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[repr(u8)]
 pub enum StepSizeSchedule<T> {
     /// ε_t = ε for every t (biased by O(ε), cheapest to tune).
     Constant(T),
@@ -49,6 +54,11 @@ pub enum StepSizeSchedule<T> {
         exponent: T,
     },
 }
+
+// SAFETY: `repr(u8)`: the zero tag is `Constant` (the first variant,
+// discriminant 0), whose one field is a `Real`, valid as zero bytes.
+#[allow(unsafe_code)]
+unsafe impl<T: Real> crate::in_place::ZeroValid for StepSizeSchedule<T> {}
 
 impl<T: Real> StepSizeSchedule<T> {
     fn validate(&self) -> Result<(), Error> {
@@ -89,6 +99,8 @@ pub struct HamcmcSettings<T> {
     pub curvature: CurvaturePolicy<T>,
 }
 
+crate::in_place::zero_valid!(impl[T: Real] HamcmcSettings<T> { step_size, gamma, curvature });
+
 impl<T: Real> HamcmcSettings<T> {
     /// A schedule, γ, and the trust region λ (with no relative skip rule beyond
     /// sᵀy > 0), as the paper parametrises HAMCMC.
@@ -106,8 +118,15 @@ impl<T: Real> HamcmcSettings<T> {
 
 /// HAMCMC with memory size `M` ≥ 2 (M draws and M − 1 pairs) in dimension `D`.
 ///
-/// Random numbers per draw: the batch (drawn by the target), then D standard
-/// normals.
+/// Random numbers per draw: the batch (drawn by the target), then n standard
+/// normals (n = [`dimension`](Self::dimension), D unless
+/// [`set_dimension`](Self::set_dimension) said otherwise).
+///
+/// It is about 8·(2M + 5)·D bytes in f64 (the M draws, the M − 1 pairs and
+/// five vectors): 5.2 MB at D = 10⁴ with M = 20. [`Hamcmc::new`] returns it
+/// by value, through the stack; [`init_in_place`](Self::init_in_place),
+/// [`new_boxed`](Self::new_boxed) (feature `alloc`) and
+/// [`reset`](Self::reset) build it where it lives ([`crate::in_place`]).
 #[derive(Debug, Clone)]
 pub struct Hamcmc<T, const D: usize, const M: usize> {
     settings: HamcmcSettings<T>,
@@ -122,12 +141,18 @@ pub struct Hamcmc<T, const D: usize, const M: usize> {
     proposal: [T; D],
     noise: [T; D],
     work: [T; D],
+    /// The coordinates that move, n ≤ D ([`Hamcmc::set_dimension`]); 0 (the
+    /// all-zero value of [`crate::in_place`]) is D.
+    dimension: usize,
 }
 
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] Hamcmc<T, D, M> {
+    settings, memory, history, history_len, oldest, newest, draws, base_gradient,
+    new_gradient, proposal, noise, work, dimension
+});
+
 impl<T: Real, const D: usize, const M: usize> Hamcmc<T, D, M> {
-    /// Validates `settings` (and M ≥ 2) and starts the chain at θ_0 =
-    /// `initial_position`, which must be finite.
-    pub fn new(settings: HamcmcSettings<T>, initial_position: [T; D]) -> Result<Self, Error> {
+    fn memory_settings(settings: &HamcmcSettings<T>) -> Result<LbfgsSettings<T>, Error> {
         if M < 2 {
             return Err(Error::invalid(
                 "M",
@@ -135,18 +160,27 @@ impl<T: Real, const D: usize, const M: usize> Hamcmc<T, D, M> {
             ));
         }
         settings.step_size.validate()?;
-        let memory = LbfgsMemory::new(LbfgsSettings {
+        let lbfgs = LbfgsSettings {
             max_pairs: M - 1,
             scaling: InitialScaling::Fixed(settings.gamma),
             curvature: settings.curvature,
-        })
-        .map_err(|e| match e {
+        };
+        // The memory's own check, with the setting named as HAMCMC names it.
+        LbfgsMemory::<T, D, M>::validate(&lbfgs).map_err(|e| match e {
             Error::InvalidSetting {
                 setting: "scaling",
                 requirement,
             } => Error::invalid("gamma", requirement),
             other => other,
         })?;
+        Ok(lbfgs)
+    }
+
+    /// Validates `settings` (and M ≥ 2) and starts the chain at θ_0 =
+    /// `initial_position`, which must be finite.
+    pub fn new(settings: HamcmcSettings<T>, initial_position: [T; D]) -> Result<Self, Error> {
+        let lbfgs = Self::memory_settings(&settings)?;
+        let memory = LbfgsMemory::new(lbfgs)?;
         if !all_finite(&initial_position) {
             return Err(Error::NonFiniteInitialState);
         }
@@ -165,7 +199,65 @@ impl<T: Real, const D: usize, const M: usize> Hamcmc<T, D, M> {
             proposal: [T::ZERO; D],
             noise: [T::ZERO; D],
             work: [T::ZERO; D],
+            dimension: D,
         })
+    }
+
+    /// The checks of [`initialize_zeroed`](Self::initialize_zeroed),
+    /// changing nothing.
+    fn check_reset(
+        &mut self,
+        settings: &HamcmcSettings<T>,
+        initial_position: &[T; D],
+    ) -> Result<(), Error> {
+        Self::memory_settings(settings)?;
+        if !all_finite(initial_position) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        Ok(())
+    }
+
+    /// The state of [`Hamcmc::new`] on an all-zero sampler.
+    fn initialize_zeroed(
+        &mut self,
+        settings: HamcmcSettings<T>,
+        initial_position: &[T; D],
+    ) -> Result<(), Error> {
+        let lbfgs = Self::memory_settings(&settings)?;
+        if !all_finite(initial_position) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        self.memory.initialize_zeroed(lbfgs)?;
+        self.settings = settings;
+        self.history[0].copy_from_slice(initial_position);
+        self.history_len = 1;
+        self.dimension = D;
+        Ok(())
+    }
+
+    /// n: the sampler moves the first n coordinates and keeps the rest at
+    /// zero (D unless [`set_dimension`](Self::set_dimension) said otherwise).
+    #[inline]
+    pub fn dimension(&self) -> usize {
+        super::dimension::in_use::<D>(self.dimension)
+    }
+
+    /// Moves only the first `n` coordinates (1 ≤ n ≤ D; feature
+    /// `runtime-dimension`; before the first draw): a model of run-time
+    /// dimension n in storage for D. The others stay exactly zero and are
+    /// never drawn or written: each draw takes n normals and every pass
+    /// (the two-loop recursion, the square-root factor, the pairs) stops at
+    /// n, so a draw costs what dimension n costs and the chain is bit for
+    /// bit that of a `Hamcmc<T, n, M>` on the same coordinates. The target
+    /// is evaluated at positions zero from n on; what it writes to the
+    /// gradient there is ignored. The start must be zero from n on; on
+    /// error nothing changes.
+    #[cfg(feature = "runtime-dimension")]
+    pub fn set_dimension(&mut self, n: usize) -> Result<(), Error> {
+        super::dimension::check_new(n, self.draws != 0, self.position())?;
+        self.memory.set_dimension(n)?;
+        self.dimension = n;
+        Ok(())
     }
 
     /// The newest draw θ_t.
@@ -205,43 +297,46 @@ impl<T: Real, const D: usize, const M: usize> Hamcmc<T, D, M> {
         stats.accepted = true;
         stats.acceptance_probability = T::ONE;
 
+        let n = self.dimension();
         let batch = target.draw_batch(rng);
-        fill_standard_normal(rng, &mut self.noise);
+        fill_standard_normal(rng, &mut self.noise[..n]);
         let full = self.history_len == M;
         let base = if full { self.oldest } else { self.newest };
 
         target.minibatch_gradient(&batch, &self.history[base], &mut self.base_gradient);
         stats.gradient_evaluations = 1;
-        if !all_finite(&self.base_gradient) {
+        if !all_finite(&self.base_gradient[..n]) {
             return Err(Error::NonFiniteGradient);
         }
         self.memory
             .apply_inverse_hessian(&self.base_gradient, &mut self.work);
         let noise_scale = (T::TWO * eps).sqrt();
-        let mut noise = [T::ZERO; D];
+        // S·z goes to `new_gradient`, free until the second gradient.
         self.memory
-            .apply_sqrt_inverse_hessian(&self.noise, &mut noise);
-        for i in 0..D {
-            self.proposal[i] = self.history[base][i] - eps * self.work[i] + noise_scale * noise[i];
+            .apply_sqrt_inverse_hessian(&self.noise, &mut self.new_gradient);
+        let from = &self.history[base][..n];
+        for (i, p) in self.proposal[..n].iter_mut().enumerate() {
+            *p = from[i] - eps * self.work[i] + noise_scale * self.new_gradient[i];
         }
-        if !all_finite(&self.proposal) {
+        if !all_finite(&self.proposal[..n]) {
             return Err(Error::NonFiniteProposal);
         }
 
         if full {
             target.minibatch_gradient(&batch, &self.proposal, &mut self.new_gradient);
             stats.gradient_evaluations = 2;
-            if !all_finite(&self.new_gradient) {
+            if !all_finite(&self.new_gradient[..n]) {
                 return Err(Error::NonFiniteGradient);
             }
-            let mut s = [T::ZERO; D];
-            let mut y = [T::ZERO; D];
-            difference(&self.proposal, &self.history[base], &mut s);
-            difference(&self.new_gradient, &self.base_gradient, &mut y);
-            if !self.memory.try_push(&s, &y) {
+            // s in `noise` and y in `work`: both free now.
+            for i in 0..n {
+                self.noise[i] = self.proposal[i] - self.history[base][i];
+                self.work[i] = self.new_gradient[i] - self.base_gradient[i];
+            }
+            if !self.memory.try_push_in_place(&self.noise, &mut self.work) {
                 stats.pairs_skipped = 1;
             }
-            self.history[self.oldest] = self.proposal;
+            self.history[self.oldest][..n].copy_from_slice(&self.proposal[..n]);
             self.newest = self.oldest;
             self.oldest = if self.oldest + 1 == M {
                 0
@@ -249,7 +344,7 @@ impl<T: Real, const D: usize, const M: usize> Hamcmc<T, D, M> {
                 self.oldest + 1
             };
         } else {
-            self.history[self.history_len] = self.proposal;
+            self.history[self.history_len][..n].copy_from_slice(&self.proposal[..n]);
             self.newest = self.history_len;
             self.history_len += 1;
         }
@@ -257,6 +352,10 @@ impl<T: Real, const D: usize, const M: usize> Hamcmc<T, D, M> {
         Ok(stats)
     }
 }
+
+super::in_place_constructors::in_place_constructors!(
+    impl[T: Real, const D: usize, const M: usize] Hamcmc<T, D, M> { settings: HamcmcSettings<T> }
+);
 
 impl<T: Real, const D: usize, const M: usize> Sampler<T, D> for Hamcmc<T, D, M> {
     type Settings = HamcmcSettings<T>;
@@ -273,6 +372,9 @@ impl<T: Real, const D: usize, const M: usize> Sampler<T, D> for Hamcmc<T, D, M> 
     }
     fn position(&self) -> &[T; D] {
         Hamcmc::position(self)
+    }
+    fn dimension(&self) -> usize {
+        Hamcmc::dimension(self)
     }
 }
 

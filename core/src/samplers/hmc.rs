@@ -24,6 +24,8 @@ pub struct HmcSettings<T> {
     pub leapfrog_steps: u32,
 }
 
+crate::in_place::zero_valid!(impl[T: Real] HmcSettings<T> { step_size, leapfrog_steps });
+
 impl<T: Real> HmcSettings<T> {
     /// Step size ε and L leapfrog steps.
     pub fn new(step_size: T, leapfrog_steps: u32) -> Self {
@@ -90,7 +92,16 @@ pub struct Hmc<T, const D: usize, K = IdentityMetric> {
     point: PhasePoint<T, D>,
     /// The standard normals of the momentum.
     normals: [T; D],
+    /// The coordinates that move, n ≤ D ([`Hmc::set_dimension`]); 0 (the
+    /// all-zero value of [`crate::in_place`]) is D.
+    dimension: usize,
+    /// A draw was taken.
+    started: bool,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, K: crate::in_place::ZeroValid] Hmc<T, D, K> {
+    settings, metric, position, potential, gradient, point, normals, dimension, started
+});
 
 impl<T: Real, const D: usize> Hmc<T, D, IdentityMetric> {
     /// HMC with M = I: validates `settings` and evaluates the target at
@@ -101,6 +112,50 @@ impl<T: Real, const D: usize> Hmc<T, D, IdentityMetric> {
         target: &P,
     ) -> Result<Self, Error> {
         Self::with_metric(settings, IdentityMetric, initial_position, target)
+    }
+
+    /// The checks of [`initialize_zeroed`](Self::initialize_zeroed),
+    /// changing nothing observable: the target is evaluated into the
+    /// trajectory's scratch point.
+    fn check_reset<P: Potential<T, D>>(
+        &mut self,
+        settings: &HmcSettings<T>,
+        initial_position: &[T; D],
+        target: &P,
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        if !all_finite(initial_position) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        let point = &mut self.point;
+        point.position.copy_from_slice(initial_position);
+        let potential = target.potential_and_gradient(&point.position, &mut point.gradient);
+        if !potential.is_finite() || !all_finite(&point.gradient) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        Ok(())
+    }
+
+    /// The state of [`Hmc::new`] on an all-zero sampler.
+    fn initialize_zeroed<P: Potential<T, D>>(
+        &mut self,
+        settings: HmcSettings<T>,
+        initial_position: &[T; D],
+        target: &P,
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        if !all_finite(initial_position) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        self.position.copy_from_slice(initial_position);
+        let potential = target.potential_and_gradient(&self.position, &mut self.gradient);
+        if !potential.is_finite() || !all_finite(&self.gradient) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        self.settings = settings;
+        self.potential = potential;
+        self.dimension = D;
+        Ok(())
     }
 }
 
@@ -130,7 +185,35 @@ impl<T: Real, const D: usize, K: Metric<T, D>> Hmc<T, D, K> {
             gradient,
             point: PhasePoint::zero(),
             normals: [T::ZERO; D],
+            dimension: D,
+            started: false,
         })
+    }
+
+    /// n: the sampler moves the first n coordinates and keeps the rest at
+    /// zero (D unless [`set_dimension`](Self::set_dimension) said otherwise).
+    #[inline]
+    pub fn dimension(&self) -> usize {
+        super::dimension::in_use::<D>(self.dimension)
+    }
+
+    /// Moves only the first `n` coordinates (1 ≤ n ≤ D; feature
+    /// `runtime-dimension`; before the first draw): a model of run-time
+    /// dimension n in storage for D. Momenta are n normals and every pass
+    /// of the leapfrog and the metric stops at n, so a draw costs what
+    /// dimension n costs and the chain is bit for bit that of an
+    /// `Hmc<T, n, K>` on the same coordinates (with a metric that maps
+    /// vectors zero from n on to such vectors, as every metric of
+    /// [`crate::metric`] built from them does). The target is evaluated at
+    /// positions zero from n on; what it writes to the gradient there is
+    /// ignored. The position must be zero from n on; on error nothing
+    /// changes.
+    #[cfg(feature = "runtime-dimension")]
+    pub fn set_dimension(&mut self, n: usize) -> Result<(), Error> {
+        super::dimension::check_new(n, self.started, &self.position)?;
+        self.dimension = n;
+        self.gradient[n..].iter_mut().for_each(|g| *g = T::ZERO);
+        Ok(())
     }
 
     /// Replaces the settings (e.g. a step size from adaptation); on error the
@@ -188,16 +271,18 @@ impl<T: Real, const D: usize, K: Metric<T, D>> Hmc<T, D, K> {
         rng: &mut R,
     ) -> StepStats<T> {
         let eps = self.settings.step_size;
+        let n = self.dimension();
         let mut stats = StepStats::new(eps);
+        self.started = true;
         let point = &mut self.point;
-        point.position = self.position;
-        point.gradient = self.gradient;
+        point.position[..n].copy_from_slice(&self.position[..n]);
+        point.gradient[..n].copy_from_slice(&self.gradient[..n]);
         point.potential = self.potential;
-        fill_standard_normal(rng, &mut self.normals);
-        point.start(&self.normals, &self.metric, D);
+        fill_standard_normal(rng, &mut self.normals[..n]);
+        point.start(&self.normals, &self.metric, n);
         let h0 = point.energy;
         stats.gradient_evaluations =
-            point.leapfrog_steps(eps, self.settings.leapfrog_steps, &self.metric, target, D);
+            point.leapfrog_steps(eps, self.settings.leapfrog_steps, &self.metric, target, n);
         let h1 = if point.energy.is_finite() {
             point.energy
         } else {
@@ -209,13 +294,19 @@ impl<T: Real, const D: usize, K: Metric<T, D>> Hmc<T, D, K> {
         stats.energy_error = decision.energy_error;
         stats.divergent = decision.divergent;
         if decision.accepted {
-            self.position = point.position;
-            self.gradient = point.gradient;
+            self.position[..n].copy_from_slice(&point.position[..n]);
+            self.gradient[..n].copy_from_slice(&point.gradient[..n]);
             self.potential = point.potential;
         }
         stats
     }
 }
+
+super::in_place_constructors::in_place_constructors!(
+    impl[T: Real, const D: usize] Hmc<T, D, IdentityMetric> {
+        settings: HmcSettings<T>, target: target: P
+    }
+);
 
 impl<T: Real, const D: usize, K: Metric<T, D>> Sampler<T, D> for Hmc<T, D, K> {
     type Settings = HmcSettings<T>;
@@ -230,6 +321,9 @@ impl<T: Real, const D: usize, K: Metric<T, D>> Sampler<T, D> for Hmc<T, D, K> {
     }
     fn potential(&self) -> Option<T> {
         Some(Hmc::potential(self))
+    }
+    fn dimension(&self) -> usize {
+        Hmc::dimension(self)
     }
 }
 

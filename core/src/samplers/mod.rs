@@ -14,9 +14,13 @@
 //! | [`Sgld`], [`Psgld`], [`Sgrld`], [`Sghmc`], [`Sgnht`], [`Sgrhmc`] | Ma, Chen & Fox 2015 and the papers it unifies (`recipe/`) | stochastic gradient: biased O(ε) |
 
 pub mod amagold;
+mod dimension;
+#[cfg(all(test, feature = "runtime-dimension"))]
+mod dimension_tests;
 pub mod ensemble;
 mod hamcmc;
 mod hmc;
+mod in_place_constructors;
 mod metropolis;
 pub mod nuts;
 mod qnhmc;

@@ -29,7 +29,7 @@ use super::sampler::{Sampler, Step};
 
 use super::metropolis::metropolis;
 use crate::error::{Error, require_positive};
-use crate::kernels::{all_finite, difference, dot};
+use crate::kernels::{all_finite, axpy_leading, dot_leading};
 use crate::lbfgs::{LbfgsMemory, LbfgsSettings, PairRing};
 use crate::random::fill_standard_normal;
 use crate::real::Real;
@@ -37,7 +37,11 @@ use crate::stats::StepStats;
 use crate::target::Potential;
 
 /// The mass matrix M of QNHMC.
+///
+/// `#[repr(u8)]`: all-zero bytes are `Identity`
+/// ([`ZeroValid`](crate::in_place::ZeroValid)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
 pub enum QnhmcMass {
     /// M = I, as in the paper: the effective inverse metric is H².
     #[default]
@@ -48,7 +52,11 @@ pub enum QnhmcMass {
 }
 
 /// When the L-BFGS memory learns from the trajectories.
+///
+/// `#[repr(u8)]`: a tag byte, 0 for `Adaptive`, so all-zero bytes are
+/// `Adaptive` ([`ZeroValid`](crate::in_place::ZeroValid)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
 pub enum MemoryUpdate {
     /// The paper's mode: the pairs of every accepted trajectory enter the
     /// memory, forever. Adaptive, so not an exact MCMC kernel.
@@ -58,6 +66,17 @@ pub enum MemoryUpdate {
     /// draw after that is exact.
     FreezeAfter(u64),
 }
+
+// SAFETY: `repr(u8)` with a field-less first variant `Identity` of
+// discriminant 0: the zero byte is `Identity`.
+#[allow(unsafe_code)]
+unsafe impl crate::in_place::ZeroValid for QnhmcMass {}
+
+// SAFETY: `repr(u8)`: the zero tag is `Adaptive` (the first variant,
+// discriminant 0), which has no fields; the other bytes are padding or the
+// inactive variant's `u64`, and any bytes are valid there.
+#[allow(unsafe_code)]
+unsafe impl crate::in_place::ZeroValid for MemoryUpdate {}
 
 /// Settings of [`Qnhmc`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -73,6 +92,10 @@ pub struct QnhmcSettings<T> {
     /// The L-BFGS memory: pairs kept, γ, curvature policy.
     pub lbfgs: LbfgsSettings<T>,
 }
+
+crate::in_place::zero_valid!(impl[T: Real] QnhmcSettings<T> {
+    step_size, leapfrog_steps, mass, memory_update, lbfgs
+});
 
 impl<T: Real> QnhmcSettings<T> {
     /// ε, L, M = I, adaptive memory of `max_pairs` pairs, γ = 1, default
@@ -98,7 +121,15 @@ impl<T: Real> QnhmcSettings<T> {
 
 /// Quasi-Newton HMC with an L-BFGS memory of at most `M` pairs in dimension `D`.
 ///
-/// Random numbers per draw: D standard normals (momentum), then one uniform.
+/// Random numbers per draw: n standard normals (momentum; n =
+/// [`dimension`](Self::dimension), D unless
+/// [`set_dimension`](Self::set_dimension) said otherwise), then one uniform.
+///
+/// It is about 8·(4M + 9)·D bytes in f64 (the memory's and the tentative
+/// ring's pairs, nine vectors). [`Qnhmc::new`] returns it by value, through
+/// the stack; [`init_in_place`](Self::init_in_place),
+/// [`new_boxed`](Self::new_boxed) (feature `alloc`) and [`reset`](Self::reset)
+/// build it where it lives ([`crate::in_place`]).
 ///
 /// Practical notes:
 /// - Pairs enter the memory only from accepted trajectories, so a sampler that
@@ -134,7 +165,15 @@ pub struct Qnhmc<T, const D: usize, const M: usize> {
     previous_gradient: [T; D],
     momentum: [T; D],
     work: [T; D],
+    /// The coordinates that move, n ≤ D ([`Qnhmc::set_dimension`]); 0 (the
+    /// all-zero value of [`crate::in_place`]) is D.
+    dimension: usize,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] Qnhmc<T, D, M> {
+    settings, memory, tentative, frozen, draws, position, potential, gradient, proposal,
+    proposal_gradient, previous_position, previous_gradient, momentum, work, dimension
+});
 
 impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
     /// Validates `settings` and evaluates the target at `initial_position`.
@@ -168,7 +207,82 @@ impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
             previous_gradient: [T::ZERO; D],
             momentum: [T::ZERO; D],
             work: [T::ZERO; D],
+            dimension: D,
         })
+    }
+
+    /// The checks of [`initialize_zeroed`](Self::initialize_zeroed),
+    /// changing nothing observable: the target is evaluated into the
+    /// scratch vectors.
+    fn check_reset<P: Potential<T, D>>(
+        &mut self,
+        settings: &QnhmcSettings<T>,
+        initial_position: &[T; D],
+        target: &P,
+    ) -> Result<(), Error> {
+        settings.validate_step()?;
+        LbfgsMemory::<T, D, M>::validate(&settings.lbfgs)?;
+        if !all_finite(initial_position) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        self.proposal.copy_from_slice(initial_position);
+        let potential = target.potential_and_gradient(&self.proposal, &mut self.proposal_gradient);
+        if !potential.is_finite() || !all_finite(&self.proposal_gradient) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        Ok(())
+    }
+
+    /// The state of [`Qnhmc::new`] on an all-zero sampler; on error it is
+    /// all zero again but for the settings.
+    fn initialize_zeroed<P: Potential<T, D>>(
+        &mut self,
+        settings: QnhmcSettings<T>,
+        initial_position: &[T; D],
+        target: &P,
+    ) -> Result<(), Error> {
+        settings.validate_step()?;
+        self.memory.initialize_zeroed(settings.lbfgs)?;
+        if !all_finite(initial_position) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        self.position.copy_from_slice(initial_position);
+        let potential = target.potential_and_gradient(&self.position, &mut self.gradient);
+        if !potential.is_finite() || !all_finite(&self.gradient) {
+            return Err(Error::NonFiniteInitialState);
+        }
+        self.settings = settings;
+        self.tentative.set_capacity(settings.lbfgs.max_pairs);
+        self.frozen = settings.memory_update == MemoryUpdate::FreezeAfter(0);
+        self.potential = potential;
+        self.dimension = D;
+        Ok(())
+    }
+
+    /// n: the sampler moves the first n coordinates and keeps the rest at
+    /// zero (D unless [`set_dimension`](Self::set_dimension) said otherwise).
+    #[inline]
+    pub fn dimension(&self) -> usize {
+        super::dimension::in_use::<D>(self.dimension)
+    }
+
+    /// Moves only the first `n` coordinates (1 ≤ n ≤ D; feature
+    /// `runtime-dimension`; before the first draw): a model of run-time
+    /// dimension n in storage for D. The others stay exactly zero and are
+    /// never drawn or written: each draw takes n normals and every pass
+    /// (leapfrog, memory, pairs, copies) stops at n, so a draw costs what
+    /// dimension n costs and the chain is bit for bit that of a
+    /// `Qnhmc<T, n, M>` on the same coordinates. The target is evaluated at
+    /// positions zero from n on; what it writes to the gradient there is
+    /// ignored (set to zero). The position must be zero from n on; on error
+    /// nothing changes.
+    #[cfg(feature = "runtime-dimension")]
+    pub fn set_dimension(&mut self, n: usize) -> Result<(), Error> {
+        super::dimension::check_new(n, self.draws != 0, &self.position)?;
+        self.memory.set_dimension(n)?;
+        self.dimension = n;
+        self.gradient[n..].iter_mut().for_each(|g| *g = T::ZERO);
+        Ok(())
     }
 
     /// Sets a new step size (e.g. from adaptation); on error nothing changes.
@@ -220,11 +334,12 @@ impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
 
     /// ½ pᵀM⁻¹p for the current momentum.
     fn kinetic(&mut self) -> T {
+        let n = self.dimension();
         match self.settings.mass {
-            QnhmcMass::Identity => T::HALF * dot(&self.momentum, &self.momentum),
+            QnhmcMass::Identity => T::HALF * dot_leading(&self.momentum, &self.momentum, n),
             QnhmcMass::InverseHessian => {
                 self.memory.apply_hessian(&self.momentum, &mut self.work);
-                T::HALF * dot(&self.momentum, &self.work)
+                T::HALF * dot_leading(&self.momentum, &self.work, n)
             }
         }
     }
@@ -233,9 +348,8 @@ impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
     fn kick(&mut self, h: T) {
         self.memory
             .apply_inverse_hessian(&self.proposal_gradient, &mut self.work);
-        for i in 0..D {
-            self.momentum[i] -= h * self.work[i];
-        }
+        let n = self.dimension();
+        axpy_leading(-h, &self.work, &mut self.momentum, n);
     }
 
     /// One draw. A non-finite potential or gradient ends the trajectory as a
@@ -250,19 +364,20 @@ impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
         let steps = self.settings.leapfrog_steps;
         let recording = !self.frozen;
         let mut stats = StepStats::new(eps);
+        let n = self.dimension();
 
-        fill_standard_normal(rng, &mut self.momentum);
+        fill_standard_normal(rng, &mut self.momentum[..n]);
         if self.settings.mass == QnhmcMass::InverseHessian {
             self.memory
                 .apply_sqrt_inverse_hessian(&self.momentum, &mut self.work);
-            self.momentum = self.work;
+            self.momentum[..n].copy_from_slice(&self.work[..n]);
         }
         let h0 = self.potential + self.kinetic();
 
         self.tentative.clear();
         let mut skipped = 0u32;
-        self.proposal = self.position;
-        self.proposal_gradient = self.gradient;
+        self.proposal[..n].copy_from_slice(&self.position[..n]);
+        self.proposal_gradient[..n].copy_from_slice(&self.gradient[..n]);
         self.kick(half);
         let mut proposal_potential = self.potential;
         let mut finite = true;
@@ -271,30 +386,33 @@ impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
                 QnhmcMass::Identity => self
                     .memory
                     .apply_inverse_hessian(&self.momentum, &mut self.work),
-                QnhmcMass::InverseHessian => self.work = self.momentum,
+                QnhmcMass::InverseHessian => {
+                    self.work[..n].copy_from_slice(&self.momentum[..n]);
+                }
             }
-            self.previous_position = self.proposal;
-            self.previous_gradient = self.proposal_gradient;
-            for i in 0..D {
-                self.proposal[i] += eps * self.work[i];
-            }
+            self.previous_position[..n].copy_from_slice(&self.proposal[..n]);
+            self.previous_gradient[..n].copy_from_slice(&self.proposal_gradient[..n]);
+            axpy_leading(eps, &self.work, &mut self.proposal, n);
             proposal_potential =
                 target.potential_and_gradient(&self.proposal, &mut self.proposal_gradient);
             stats.gradient_evaluations += 1;
             if !proposal_potential.is_finite()
-                || !all_finite(&self.proposal_gradient)
-                || !all_finite(&self.proposal)
+                || !all_finite(&self.proposal_gradient[..n])
+                || !all_finite(&self.proposal[..n])
             {
                 finite = false;
                 break;
             }
             if recording {
-                let mut s = [T::ZERO; D];
-                let mut y = [T::ZERO; D];
-                difference(&self.proposal, &self.previous_position, &mut s);
-                difference(&self.proposal_gradient, &self.previous_gradient, &mut y);
-                match self.memory.curvature_policy().admit(&s, &mut y) {
-                    Some(sy) => self.tentative.push(&s, &y, sy),
+                // s and y overwrite the previous point and gradient, which
+                // the next step writes again before reading.
+                let (s, y) = (&mut self.previous_position, &mut self.previous_gradient);
+                for i in 0..n {
+                    s[i] = self.proposal[i] - s[i];
+                    y[i] = self.proposal_gradient[i] - y[i];
+                }
+                match self.memory.curvature_policy().admit_leading(s, y, n) {
+                    Some(sy) => self.tentative.push_leading(s, y, sy, n),
                     None => skipped += 1,
                 }
             }
@@ -313,8 +431,8 @@ impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
         stats.pairs_skipped = skipped;
         self.memory.count_skipped(skipped);
         if decision.accepted {
-            core::mem::swap(&mut self.position, &mut self.proposal);
-            core::mem::swap(&mut self.gradient, &mut self.proposal_gradient);
+            self.position[..n].swap_with_slice(&mut self.proposal[..n]);
+            self.gradient[..n].swap_with_slice(&mut self.proposal_gradient[..n]);
             self.potential = proposal_potential;
             if recording {
                 for k in 0..self.tentative.len() {
@@ -335,6 +453,12 @@ impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
     }
 }
 
+super::in_place_constructors::in_place_constructors!(
+    impl[T: Real, const D: usize, const M: usize] Qnhmc<T, D, M> {
+        settings: QnhmcSettings<T>, target: target: P
+    }
+);
+
 impl<T: Real, const D: usize, const M: usize> Sampler<T, D> for Qnhmc<T, D, M> {
     type Settings = QnhmcSettings<T>;
     fn settings(&self) -> &QnhmcSettings<T> {
@@ -348,6 +472,9 @@ impl<T: Real, const D: usize, const M: usize> Sampler<T, D> for Qnhmc<T, D, M> {
     }
     fn potential(&self) -> Option<T> {
         Some(Qnhmc::potential(self))
+    }
+    fn dimension(&self) -> usize {
+        Qnhmc::dimension(self)
     }
 }
 

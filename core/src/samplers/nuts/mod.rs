@@ -57,7 +57,7 @@ use trajectory::{
 
 use crate::error::{Error, require_positive};
 use crate::integrator::{PhasePoint, copy_leading};
-use crate::kernels::at_length;
+use crate::kernels::{at_length, zero_from};
 use crate::metric::Metric;
 use crate::random::fill_standard_normal_ziggurat;
 use crate::real::Real;
@@ -107,11 +107,6 @@ pub struct Nuts<T, const D: usize, K, const MAX_DEPTH: usize = 10> {
 crate::in_place::zero_valid!(impl[T: Real, const D: usize, K: crate::in_place::ZeroValid, const MAX_DEPTH: usize] Nuts<T, D, K, MAX_DEPTH> {
     settings, metric, samples, current, backward, forward, end_momentum, end_velocity, rho, normals, spans, slot, dimension
 });
-
-/// `true` when `x` is zero from `n` on.
-fn zero_from<T: Real>(x: &[T], n: usize) -> bool {
-    x.get(n..).unwrap_or(&[]).iter().all(|v| *v == T::ZERO)
-}
 
 impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D, K, MAX_DEPTH> {
     /// Validates `settings` and evaluates the target at `initial_position`.

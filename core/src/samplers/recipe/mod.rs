@@ -72,7 +72,7 @@
 /// `settings`, `set_step_size`, `position` and `step(target, rng)` on a
 /// [`MinibatchPotential`] every recipe sampler has.
 macro_rules! recipe_sampler_traits {
-    ($sampler:ident, $settings:ident) => {
+    ($sampler:ident, $settings:ident $(, $dimension:ident)?) => {
         impl<T: $crate::Real, const D: usize> $crate::Sampler<T, D> for $sampler<T, D> {
             type Settings = $settings<T>;
             fn settings(&self) -> &$settings<T> {
@@ -84,6 +84,11 @@ macro_rules! recipe_sampler_traits {
             fn position(&self) -> &[T; D] {
                 $sampler::position(self)
             }
+            $(
+                fn $dimension(&self) -> usize {
+                    $sampler::$dimension(self)
+                }
+            )?
         }
 
         impl<T: $crate::Real, const D: usize, P: $crate::target::MinibatchPotential<T, D>>
@@ -96,6 +101,57 @@ macro_rules! recipe_sampler_traits {
                 rng: &mut R,
             ) -> Result<$crate::stats::StepStats<T>, $crate::error::Error> {
                 $sampler::step(self, target, rng)
+            }
+        }
+    };
+}
+
+/// The in-place constructors (`in_place_constructors!`) and the run-time
+/// dimension of a recipe sampler
+/// `$sampler<T, D>` with settings `$settings<T>` ([`crate::in_place`],
+/// feature `runtime-dimension`). The sampler provides
+/// `initialize_zeroed(&mut self, settings, &[T; D]) -> Result<(), Error>`
+/// (the state of `new` on an all-zero sampler, validating first) and the
+/// fields `position`, `dimension` (0: D) and `started` (a step was taken).
+macro_rules! recipe_in_place {
+    ($sampler:ident, $settings:ident) => {
+        $crate::samplers::in_place_constructors::in_place_constructors!(
+            impl[T: $crate::Real, const D: usize] $sampler<T, D> { settings: $settings<T> }
+        );
+
+        impl<T: $crate::Real, const D: usize> $sampler<T, D> {
+            /// The checks of `initialize_zeroed`, changing nothing.
+            fn check_reset(
+                &mut self,
+                settings: &$settings<T>,
+                initial_position: &[T; D],
+            ) -> Result<(), $crate::error::Error> {
+                settings.validate()?;
+                $crate::samplers::recipe::check_initial(initial_position)
+            }
+
+            /// n: the sampler moves the first n coordinates and keeps the
+            /// rest at zero (D unless [`set_dimension`](Self::set_dimension)
+            /// said otherwise).
+            #[inline]
+            pub fn dimension(&self) -> usize {
+                $crate::samplers::dimension::in_use::<D>(self.dimension)
+            }
+
+            /// Moves only the first `n` coordinates (1 ≤ n ≤ D; feature
+            /// `runtime-dimension`; before the first step): a model of
+            /// run-time dimension n in storage for D. Each step takes n
+            /// normals and every pass stops at n, so a step costs what
+            /// dimension n costs and the chain is bit for bit that of the
+            /// sampler compiled for n on the same coordinates. The target is
+            /// evaluated at positions zero from n on; what it writes to the
+            /// gradient there is ignored. The position must be zero from n
+            /// on; on error nothing changes.
+            #[cfg(feature = "runtime-dimension")]
+            pub fn set_dimension(&mut self, n: usize) -> Result<(), $crate::error::Error> {
+                $crate::samplers::dimension::check_new(n, self.started, &self.position)?;
+                self.dimension = n;
+                Ok(())
             }
         }
     };
@@ -193,23 +249,26 @@ pub(crate) fn begin_step<T, const D: usize, P, R>(
     position: &[T; D],
     normals: &mut [T; D],
     gradient: &mut [T; D],
+    len: usize,
 ) -> Result<(StepStats<T>, P::Batch), Error>
 where
     T: Real,
     P: MinibatchPotential<T, D>,
     R: Rng + ?Sized,
 {
-    let batch = draw_step_randomness(target, rng, normals);
-    let stats = step_gradient(target, &batch, step_size, position, gradient)?;
+    let batch = draw_step_randomness(target, rng, normals, len);
+    let stats = step_gradient(target, &batch, step_size, position, gradient, len)?;
     Ok((stats, batch))
 }
 
 /// The random numbers of one step, in the documented order: the batch Ω (drawn
-/// by the target), then D standard normals into `normals`.
+/// by the target), then `len` (the sampler's dimension, at most D) standard
+/// normals into the first entries of `normals`.
 pub(crate) fn draw_step_randomness<T, const D: usize, P, R>(
     target: &P,
     rng: &mut R,
     normals: &mut [T; D],
+    len: usize,
 ) -> P::Batch
 where
     T: Real,
@@ -217,18 +276,20 @@ where
     R: Rng + ?Sized,
 {
     let batch = target.draw_batch(rng);
-    fill_standard_normal(rng, normals);
+    fill_standard_normal(rng, &mut normals[..len.min(D)]);
     batch
 }
 
 /// ∇Ũ_Ω(`position`) into `gradient` and the step's statistics (one gradient,
-/// no MH test), or `NonFiniteGradient`.
+/// no MH test), or `NonFiniteGradient` (only the first `len` entries, the
+/// sampler's dimension, are checked).
 pub(crate) fn step_gradient<T, const D: usize, P>(
     target: &P,
     batch: &P::Batch,
     step_size: T,
     position: &[T; D],
     gradient: &mut [T; D],
+    len: usize,
 ) -> Result<StepStats<T>, Error>
 where
     T: Real,
@@ -239,7 +300,7 @@ where
     stats.acceptance_probability = T::ONE;
     target.minibatch_gradient(batch, position, gradient);
     stats.gradient_evaluations = 1;
-    if !all_finite(gradient) {
+    if !all_finite(&gradient[..len.min(D)]) {
         return Err(Error::NonFiniteGradient);
     }
     Ok(stats)

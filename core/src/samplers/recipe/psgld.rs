@@ -36,7 +36,7 @@
 
 use rand_core::Rng;
 
-use super::engine::recipe_update;
+use super::engine::{recipe_update, recipe_work_len};
 use super::sgrld::DiagonalLangevin;
 use super::{begin_step, check_initial};
 use crate::error::{Error, require_positive};
@@ -66,6 +66,10 @@ pub struct PsgldSettings<T> {
     pub gradient_scale: T,
 }
 
+crate::in_place::zero_valid!(impl[T: Real] PsgldSettings<T> {
+    step_size, decay, regularizer, gradient_scale
+});
+
 impl<T: Real> PsgldSettings<T> {
     /// ε, α and λ, with `gradient_scale` = 1.
     pub fn new(step_size: T, decay: T, regularizer: T) -> Self {
@@ -94,7 +98,10 @@ impl<T: Real> PsgldSettings<T> {
     }
 }
 
-/// pSGLD in dimension `D`.
+/// pSGLD in dimension `D` (8·12·D bytes in f64; built in place by
+/// [`init_in_place`](Self::init_in_place), [`new_boxed`](Self::new_boxed)
+/// and [`reset`](Self::reset); a run-time dimension n ≤ D by
+/// [`set_dimension`](Self::set_dimension)).
 #[derive(Debug, Clone)]
 pub struct Psgld<T, const D: usize> {
     settings: PsgldSettings<T>,
@@ -109,7 +116,16 @@ pub struct Psgld<T, const D: usize> {
     correction: [T; D],
     normals: [T; D],
     work: [[T; D]; 2],
+    /// The coordinates that move (0: D).
+    dimension: usize,
+    /// A step was taken.
+    started: bool,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] Psgld<T, D> {
+    settings, position, proposal, gradient, square_average, new_square_average,
+    preconditioner, new_preconditioner, frozen, correction, normals, work, dimension, started
+});
 
 impl<T: Real, const D: usize> Psgld<T, D> {
     /// Validates `settings` and starts at `initial_position` (finite, D ≥ 1)
@@ -131,7 +147,26 @@ impl<T: Real, const D: usize> Psgld<T, D> {
             correction: [T::ZERO; D],
             normals: [T::ZERO; D],
             work: [[T::ZERO; D]; 2],
+            dimension: D,
+            started: false,
         })
+    }
+
+    /// The state of [`Psgld::new`] on an all-zero sampler.
+    fn initialize_zeroed(
+        &mut self,
+        settings: PsgldSettings<T>,
+        initial_position: &[T; D],
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        check_initial(initial_position)?;
+        let g0 = T::ONE / settings.regularizer;
+        self.settings = settings;
+        self.position.copy_from_slice(initial_position);
+        self.preconditioner.fill(g0);
+        self.new_preconditioner.fill(g0);
+        self.dimension = D;
+        Ok(())
     }
 
     /// The current θ.
@@ -177,11 +212,13 @@ impl<T: Real, const D: usize> Psgld<T, D> {
     }
 
     /// Sets G = diag(`diagonal`) (finite, > 0) and freezes it.
+    /// Only the first [`dimension`](Self::dimension) entries are read.
     pub fn set_preconditioner(&mut self, diagonal: [T; D]) -> Result<(), Error> {
-        if !all_finite(&diagonal) || diagonal.iter().any(|&g| g <= T::ZERO) {
+        let n = self.dimension();
+        if !all_finite(&diagonal[..n]) || diagonal[..n].iter().any(|&g| g <= T::ZERO) {
             return Err(Error::invalid("preconditioner", "finite and > 0"));
         }
-        self.preconditioner = diagonal;
+        self.preconditioner[..n].copy_from_slice(&diagonal[..n]);
         self.frozen = true;
         Ok(())
     }
@@ -226,6 +263,7 @@ impl<T: Real, const D: usize> Psgld<T, D> {
         H: FnOnce(&P::Batch, &[T; D], &mut [T; D]) -> bool,
     {
         let eps = self.settings.step_size;
+        let n = self.dimension();
         let (stats, batch) = begin_step(
             target,
             rng,
@@ -233,18 +271,19 @@ impl<T: Real, const D: usize> Psgld<T, D> {
             &self.position,
             &mut self.normals,
             &mut self.gradient,
+            n,
         )?;
         let corrected = !self.frozen && hessian(&batch, &self.position, &mut self.correction);
-        if corrected && !all_finite(&self.correction) {
+        if corrected && !all_finite(&self.correction[..n]) {
             return Err(Error::NonFiniteGradient);
         }
         if self.frozen {
-            self.new_square_average = self.square_average;
-            self.new_preconditioner = self.preconditioner;
+            self.new_square_average[..n].copy_from_slice(&self.square_average[..n]);
+            self.new_preconditioner[..n].copy_from_slice(&self.preconditioner[..n]);
         } else {
             let a = self.settings.decay;
             let s = self.settings.gradient_scale;
-            for i in 0..D {
+            for i in 0..n {
                 let sg = s * self.gradient[i];
                 let v = a * self.square_average[i] + (T::ONE - a) * (sg * sg);
                 let g = T::ONE / (self.settings.regularizer + v.sqrt());
@@ -262,38 +301,40 @@ impl<T: Real, const D: usize> Psgld<T, D> {
             }
             // A finite gradient whose square overflows V would make V = ∞ and
             // G = 0 for good (α > 0 keeps V infinite): refuse the step instead.
-            if !all_finite(&self.new_square_average)
-                || !all_finite(&self.new_preconditioner)
-                || (corrected && !all_finite(&self.correction))
+            if !all_finite(&self.new_square_average[..n])
+                || !all_finite(&self.new_preconditioner[..n])
+                || (corrected && !all_finite(&self.correction[..n]))
             {
                 return Err(Error::NonFiniteGradient);
             }
         }
         let dynamics = DiagonalLangevin {
-            diffusion: &self.new_preconditioner,
+            diffusion: &self.new_preconditioner[..n],
             gamma: if corrected {
-                Some(&self.correction)
+                Some(&self.correction[..n])
             } else {
                 None
             },
         };
         recipe_update(
             &dynamics,
-            &self.position,
-            &self.gradient,
+            &self.position[..n],
+            &self.gradient[..n],
             eps,
-            &self.normals,
-            self.work.as_flattened_mut(),
-            &mut self.proposal,
+            &self.normals[..n],
+            &mut self.work.as_flattened_mut()[..recipe_work_len(n)],
+            &mut self.proposal[..n],
         )?;
-        if !all_finite(&self.proposal) {
+        if !all_finite(&self.proposal[..n]) {
             return Err(Error::NonFiniteProposal);
         }
-        self.position = self.proposal;
-        self.square_average = self.new_square_average;
-        self.preconditioner = self.new_preconditioner;
+        self.position[..n].copy_from_slice(&self.proposal[..n]);
+        self.square_average[..n].copy_from_slice(&self.new_square_average[..n]);
+        self.preconditioner[..n].copy_from_slice(&self.new_preconditioner[..n]);
+        self.started = true;
         Ok(stats)
     }
 }
 
-recipe_sampler_traits!(Psgld, PsgldSettings);
+recipe_in_place!(Psgld, PsgldSettings);
+recipe_sampler_traits!(Psgld, PsgldSettings, dimension);

@@ -250,11 +250,18 @@ impl<T: Real, const D: usize> Sghmc<T, D> {
         for ((o, &t), &ri) in self.proposal[0].iter_mut().zip(theta).zip(r) {
             *o = t + eps * ri / mass;
         }
-        let batch = draw_step_randomness(target, rng, &mut self.normals);
+        let batch = draw_step_randomness(target, rng, &mut self.normals, D);
         if !all_finite(&self.proposal[0]) {
             return Err(Error::NonFiniteProposal);
         }
-        let stats = step_gradient(target, &batch, eps, &self.proposal[0], &mut self.gradient)?;
+        let stats = step_gradient(
+            target,
+            &batch,
+            eps,
+            &self.proposal[0],
+            &mut self.gradient,
+            D,
+        )?;
         // r′ = r + Δr with the increment summed first, as the papers' loop
         // `r += −ε∇Ũ − εCr/m + noise` rounds (the host's AMAGOLD Fig. 1
         // reproduction checks the chains are identical bit for bit).
@@ -284,6 +291,7 @@ impl<T: Real, const D: usize> Sghmc<T, D> {
             &self.state[0],
             &mut self.normals,
             &mut self.gradient,
+            D,
         )?;
         let dynamics = SghmcDynamics {
             d: D,

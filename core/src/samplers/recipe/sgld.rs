@@ -17,7 +17,7 @@
 
 use rand_core::Rng;
 
-use super::engine::{RecipeDynamics, recipe_update};
+use super::engine::{RecipeDynamics, recipe_update, recipe_work_len};
 use super::{begin_step, check_initial};
 use crate::error::{Error, require_positive};
 use crate::kernels::all_finite;
@@ -33,6 +33,8 @@ pub struct SgldSettings<T> {
     /// B̂ ≥ 0 with 2 − εB̂ ≥ 0 (0: plain SGLD).
     pub noise_estimate: T,
 }
+
+crate::in_place::zero_valid!(impl[T: Real] SgldSettings<T> { step_size, noise_estimate });
 
 impl<T: Real> SgldSettings<T> {
     /// Plain SGLD with step size ε (B̂ = 0).
@@ -82,7 +84,10 @@ impl<T: Real> RecipeDynamics<T> for SgldDynamics<T> {
     }
 }
 
-/// SGLD in dimension `D`.
+/// SGLD in dimension `D` (8·6·D bytes in f64; built in place by
+/// [`init_in_place`](Self::init_in_place), [`new_boxed`](Self::new_boxed)
+/// and [`reset`](Self::reset); a run-time dimension n ≤ D by
+/// [`set_dimension`](Self::set_dimension)).
 #[derive(Debug, Clone)]
 pub struct Sgld<T, const D: usize> {
     settings: SgldSettings<T>,
@@ -91,7 +96,15 @@ pub struct Sgld<T, const D: usize> {
     gradient: [T; D],
     normals: [T; D],
     work: [[T; D]; 2],
+    /// The coordinates that move (0: D).
+    dimension: usize,
+    /// A step was taken.
+    started: bool,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] Sgld<T, D> {
+    settings, position, proposal, gradient, normals, work, dimension, started
+});
 
 impl<T: Real, const D: usize> Sgld<T, D> {
     /// Validates `settings` and starts at `initial_position` (finite, D ≥ 1).
@@ -105,7 +118,23 @@ impl<T: Real, const D: usize> Sgld<T, D> {
             gradient: [T::ZERO; D],
             normals: [T::ZERO; D],
             work: [[T::ZERO; D]; 2],
+            dimension: D,
+            started: false,
         })
+    }
+
+    /// The state of [`Sgld::new`] on an all-zero sampler.
+    fn initialize_zeroed(
+        &mut self,
+        settings: SgldSettings<T>,
+        initial_position: &[T; D],
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        check_initial(initial_position)?;
+        self.settings = settings;
+        self.position.copy_from_slice(initial_position);
+        self.dimension = D;
+        Ok(())
     }
 
     /// The current θ.
@@ -135,6 +164,7 @@ impl<T: Real, const D: usize> Sgld<T, D> {
         rng: &mut R,
     ) -> Result<StepStats<T>, Error> {
         let eps = self.settings.step_size;
+        let n = self.dimension();
         let (stats, _) = begin_step(
             target,
             rng,
@@ -142,26 +172,29 @@ impl<T: Real, const D: usize> Sgld<T, D> {
             &self.position,
             &mut self.normals,
             &mut self.gradient,
+            n,
         )?;
         let dynamics = SgldDynamics {
-            n: D,
+            n,
             noise_estimate: self.settings.noise_estimate,
         };
         recipe_update(
             &dynamics,
-            &self.position,
-            &self.gradient,
+            &self.position[..n],
+            &self.gradient[..n],
             eps,
-            &self.normals,
-            self.work.as_flattened_mut(),
-            &mut self.proposal,
+            &self.normals[..n],
+            &mut self.work.as_flattened_mut()[..recipe_work_len(n)],
+            &mut self.proposal[..n],
         )?;
-        if !all_finite(&self.proposal) {
+        if !all_finite(&self.proposal[..n]) {
             return Err(Error::NonFiniteProposal);
         }
-        self.position = self.proposal;
+        self.position[..n].copy_from_slice(&self.proposal[..n]);
+        self.started = true;
         Ok(stats)
     }
 }
 
-recipe_sampler_traits!(Sgld, SgldSettings);
+recipe_in_place!(Sgld, SgldSettings);
+recipe_sampler_traits!(Sgld, SgldSettings, dimension);

@@ -217,6 +217,7 @@ impl<T: Real, const D: usize> Sgnht<T, D> {
             &self.state[0],
             &mut self.normals,
             &mut self.gradient,
+            D,
         )?;
         let dynamics = SgnhtDynamics {
             d: D,

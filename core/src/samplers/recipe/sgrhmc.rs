@@ -172,6 +172,7 @@ impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>> Sgrhmc<T, D, G>
             &self.state[0],
             &mut self.normals,
             &mut self.gradient,
+            D,
         )?;
         evaluate_metric(
             &self.metric,

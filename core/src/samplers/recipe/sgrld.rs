@@ -194,6 +194,7 @@ impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>> Sgrld<T, D, G> 
             &self.position,
             &mut self.normals,
             &mut self.gradient,
+            D,
         )?;
         evaluate_metric(
             &self.metric,

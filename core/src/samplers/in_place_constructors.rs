@@ -1,0 +1,70 @@
+//! `init_in_place`, `new_boxed` and `reset`, the constructors that build a
+//! sampler where it lives ([`crate::in_place`]), written once for every
+//! sampler built from its settings and a start (HAMCMC, SGLD, pSGLD) or
+//! from its settings, a start and the target (HMC, QNHMC, AMAGOLD).
+//!
+//! A sampler provides two methods the generated constructors call:
+//!
+//! - `initialize_zeroed(&mut self, settings, start[, target])`: the state of
+//!   its `new` on an all-zero sampler, validating first; it writes nothing
+//!   of length D it does not need, so the pages of a zeroed allocation stay
+//!   untouched until the chain uses them;
+//! - `check_reset(&mut self, &settings, start[, target])`: the checks of
+//!   `initialize_zeroed`, changing nothing observable (it may use the
+//!   sampler's scratch vectors to evaluate the target), so that a `reset`
+//!   that fails leaves the chain as it was.
+
+/// `in_place_constructors!(impl[T: Real, const D: usize] Sgld<T, D> {
+/// settings: SgldSettings<T> })`, or with `, target: target: P` after the
+/// settings for a sampler that evaluates the target at its start.
+macro_rules! in_place_constructors {
+    (impl[$($g:tt)*] $ty:ty { settings: $settings:ty $(, target: $target:ident: $p:ident)? }) => {
+        impl<$($g)*> $ty {
+            /// `new` written into `slot` ([`crate::in_place`]): nothing of
+            /// the sampler crosses the stack.
+            pub fn init_in_place<'s $(, $p: $crate::Potential<T, D>)?>(
+                slot: &'s mut core::mem::MaybeUninit<Self>,
+                settings: $settings,
+                initial_position: &[T; D],
+                $($target: &$p,)?
+            ) -> Result<&'s mut Self, $crate::Error> {
+                let sampler = $crate::in_place::zeroed(slot);
+                sampler.initialize_zeroed(settings, initial_position $(, $target)?)?;
+                Ok(sampler)
+            }
+
+            /// `new` in a `Box` allocated zeroed (feature `alloc`): only the
+            /// pages the chain writes are ever touched, so a sampler
+            /// compiled for a large D and run at a smaller
+            /// [`dimension`](Self::dimension) costs the memory of that
+            /// dimension.
+            #[cfg(feature = "alloc")]
+            pub fn new_boxed<$($p: $crate::Potential<T, D>)?>(
+                settings: $settings,
+                initial_position: &[T; D],
+                $($target: &$p,)?
+            ) -> Result<alloc::boxed::Box<Self>, $crate::Error> {
+                let mut sampler = $crate::in_place::zeroed_box::<Self>();
+                sampler.initialize_zeroed(settings, initial_position $(, $target)?)?;
+                Ok(sampler)
+            }
+
+            /// In place, the state of `new` with `settings` at
+            /// `initial_position` (nothing of the sampler crosses the stack;
+            /// the run-time dimension goes back to D). On error nothing
+            /// changes.
+            pub fn reset<$($p: $crate::Potential<T, D>)?>(
+                &mut self,
+                settings: $settings,
+                initial_position: &[T; D],
+                $($target: &$p,)?
+            ) -> Result<(), $crate::Error> {
+                self.check_reset(&settings, initial_position $(, $target)?)?;
+                $crate::in_place::zero(self);
+                self.initialize_zeroed(settings, initial_position $(, $target)?)
+            }
+        }
+    };
+}
+
+pub(crate) use in_place_constructors;
