@@ -285,9 +285,16 @@ impl<'a, const D: usize> PaddedModel<'a, D> {
     /// A padded starting point: the model's initial point, auxiliaries 0.
     pub fn initial_point(&self) -> [f64; D] {
         let mut x = [0.0; D];
+        self.write_initial_point(&mut x);
+        x
+    }
+
+    /// Writes [`initial_point`](Self::initial_point) into `x` (for a large
+    /// D, whose array does not belong on the stack).
+    pub fn write_initial_point(&self, x: &mut [f64; D]) {
         let start = self.model.initial_point();
         x[..self.n].copy_from_slice(&start[..self.n]);
-        x
+        x[self.n..].fill(0.0);
     }
 
     fn auxiliary(&self, x: &[f64; D], gradient: &mut [f64; D]) -> f64 {

@@ -109,11 +109,11 @@ fn unknown_sampler_and_target_list_the_valid_names() {
                 "--dimension",
                 "2000",
                 "--sampler",
-                "hmc",
+                "hmc-bfgs",
             ],
             &dir,
         ),
-        "error: the target has dimension 2000; hmc is compiled for at most 1000 (nuts, the default sampler, for up to 16384)",
+        "error: the target has dimension 2000; hmc-bfgs is compiled for at most 1000 (nuts, the default sampler, for up to 16384; hmc, qnhmc, hamcmc, amagold, l2mc, sgld, psgld for up to 1048576)",
     );
     assert_usage_error(
         qnmc(

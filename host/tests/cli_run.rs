@@ -54,10 +54,11 @@ fn run_writes_csvs_and_a_summary_that_parse() {
     let mut chains = Vec::new();
     for k in 1..=3 {
         let text = std::fs::read_to_string(dir.join(format!("out/chain_{k}.csv"))).unwrap();
-        // Dimension 9 runs padded to the compile-time 10: the header says so
-        // and the auxiliary coordinate is not in the output.
+        // Dimension 9 runs in the compile-time 10, QNHMC moving the model's
+        // 9 coordinates only: the header says so and the tenth coordinate is
+        // not in the output.
         assert!(
-            text.contains("padding = run in dimension 10: 1 auxiliary"),
+            text.contains("storage = compiled size 10; qnhmc moves the model's 9 coordinates only"),
             "{text}"
         );
         let draws = read_cmdstan_csv(&text).unwrap();
@@ -86,15 +87,15 @@ fn run_writes_csvs_and_a_summary_that_parse() {
         "{text}"
     );
     assert!(dir.join("out/summary.txt").exists());
-    // Trace, autocorrelation and density charts of the first quantities.
-    for stem in [
-        "trace_theta_1",
-        "autocorrelation_theta_1",
-        "density_theta_1",
-    ] {
+    // Trace, autocorrelation and density charts of lp__ and of the
+    // slowest-mixing quantities (the default `--plot`): at least one theta.
+    for kind in ["trace", "autocorrelation", "density"] {
         for ext in ["svg", "png"] {
-            let path = dir.join(format!("out/{stem}.{ext}"));
+            let path = dir.join(format!("out/{kind}_lp.{ext}"));
             assert!(path.exists(), "{} missing", path.display());
+            let any_theta =
+                (1..=9).any(|i| dir.join(format!("out/{kind}_theta_{i}.{ext}")).exists());
+            assert!(any_theta, "no {kind} chart of a theta ({ext})");
         }
     }
 }

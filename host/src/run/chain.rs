@@ -53,7 +53,9 @@ pub(crate) struct ChainJob<'a> {
 struct Setup<'a, const D: usize> {
     target: PaddedModel<'a, D>,
     rng: ModelRng,
-    start: [f64; D],
+    /// Boxed: at [`LARGE_DIMENSION`](super::LARGE_DIMENSION) an array of D
+    /// numbers is 8 MB.
+    start: Box<[f64; D]>,
     eps: f64,
     steps: u32,
     chain: ChainDraws,
@@ -65,15 +67,22 @@ fn setup<'a, const D: usize>(job: &ChainJob<'a>, k: usize) -> Result<Setup<'a, D
     let mut target = PaddedModel::<D>::new(job.model)
         .map_err(|e| RunError::Settings(e.to_string()))?
         .with_batch_size(s.batch_size_for(data_size));
-    if job.kind == SamplerKind::Nuts {
-        // NUTS keeps coordinates n.. at zero (`adaptive_nuts`).
+    if job.kind == SamplerKind::Nuts || job.kind.runs_any_dimension() {
+        // NUTS and the samplers of any dimension move the model's n
+        // coordinates only and keep n.. at zero (`set_dimension`).
         target = target.frozen_padding();
     }
     let seed = chain_seed(s.seed, k);
     let mut rng = ModelRng::seed_from_u64(seed);
     let (start, start_evaluations) = match &s.pilot {
         Some(p) => (
-            start_near_mode(&p.mode, &p.posterior_sd, s.init_radius, &mut rng),
+            start_near_mode(
+                &p.mode,
+                &p.posterior_sd,
+                s.init_radius,
+                target.moved_dimension(),
+                &mut rng,
+            ),
             0,
         ),
         None => start_point(
@@ -103,6 +112,29 @@ fn sampler_error(kind: SamplerKind) -> impl Fn(Error) -> RunError {
         sampler: kind,
         message: e.to_string(),
     }
+}
+
+/// Drives a sampler built by its in-place constructor (`new_boxed`), after
+/// giving it the model's dimension when the padding is frozen, and returns
+/// the chain.
+macro_rules! go_boxed {
+    ($job:expr, $setup:ident, $sampler:expr) => {{ go_boxed!($job, $setup, $sampler, |sampler| *sampler) }};
+    ($job:expr, $setup:ident, $sampler:expr, |$built:ident| $wrap:expr) => {{
+        let mut $built = $sampler.map_err(sampler_error($job.kind))?;
+        let n = $setup.target.moved_dimension();
+        if n < $built.position().len() {
+            $built.set_dimension(n).map_err(sampler_error($job.kind))?;
+        }
+        let sampler = &mut $wrap;
+        drive(
+            $job,
+            &$setup.target,
+            sampler,
+            &mut $setup.rng,
+            &mut $setup.chain,
+        )?;
+        Ok($setup.chain)
+    }};
 }
 
 /// Builds the sampler (boxed: the quasi-Newton states are large), drives it
@@ -137,10 +169,10 @@ pub(crate) fn run_memory_chain<const D: usize, const M: usize>(
             if let Some(n) = s.qnhmc_freeze_after {
                 settings.memory_update = MemoryUpdate::FreezeAfter(n.min(s.warmup) as u64);
             }
-            go!(
+            go_boxed!(
                 job,
                 x,
-                Qnhmc::<f64, D, M>::new(settings, x.start, &x.target)
+                Qnhmc::<f64, D, M>::new_boxed(settings, &x.start, &x.target)
             )
         }
         SamplerKind::Hamcmc => {
@@ -160,7 +192,7 @@ pub(crate) fn run_memory_chain<const D: usize, const M: usize>(
                 }
             };
             let settings = HamcmcSettings::new(schedule, gamma, 0.0);
-            go!(job, x, Hamcmc::<f64, D, M>::new(settings, x.start))
+            go_boxed!(job, x, Hamcmc::<f64, D, M>::new_boxed(settings, &x.start))
         }
         // NUTS with the quasi-Newton metric runs from `start_nuts_lbfgs_chain`
         // (the runner compares the chains' starts before they draw).
@@ -181,14 +213,12 @@ pub(crate) fn run_chain<const D: usize>(
     if kind == SamplerKind::Nuts && s.metric_for(kind) != MetricKind::Dense {
         return run_nuts_chain::<D>(job, k);
     }
+    if kind.runs_any_dimension() {
+        return run_any_dimension_chain::<D>(job, k);
+    }
     let mut x = setup::<D>(job, k)?;
-    let (eps, steps, start) = (x.eps, x.steps, x.start);
+    let (eps, steps, start) = (x.eps, x.steps, *x.start);
     match kind {
-        SamplerKind::Hmc => go!(
-            job,
-            x,
-            Hmc::<f64, D>::new(HmcSettings::new(eps, steps), start, &x.target)
-        ),
         SamplerKind::HmcBfgs => {
             let (starts, evaluations) = walker_starts(&x.target, start, s.init_radius, &mut x.rng);
             x.chain.gradient_evaluations += evaluations;
@@ -217,23 +247,6 @@ pub(crate) fn run_chain<const D: usize>(
                 .map(Sweep)
             )
         }
-        SamplerKind::Amagold | SamplerKind::L2mc => {
-            let settings = AmagoldSettings::new(eps, steps, s.friction_for(kind));
-            go!(
-                job,
-                x,
-                Amagold::<f64, D>::new(settings, start, &x.target).map(|sampler| AmagoldChain {
-                    sampler,
-                    full_batch: kind == SamplerKind::L2mc,
-                })
-            )
-        }
-        SamplerKind::Sgld => go!(job, x, Sgld::<f64, D>::new(SgldSettings::new(eps), start)),
-        SamplerKind::Psgld => go!(
-            job,
-            x,
-            Psgld::<f64, D>::new(PsgldSettings::new(eps, 0.99, 1e-5), start)
-        ),
         SamplerKind::Sgrld => go!(
             job,
             x,
@@ -268,6 +281,60 @@ pub(crate) fn run_chain<const D: usize>(
         ),
         SamplerKind::Qnhmc | SamplerKind::Hamcmc => Err(RunError::Settings(format!(
             "internal: {kind} needs a memory size"
+        ))),
+        SamplerKind::Hmc
+        | SamplerKind::Amagold
+        | SamplerKind::L2mc
+        | SamplerKind::Sgld
+        | SamplerKind::Psgld => Err(RunError::Settings(format!(
+            "internal: {kind} runs from run_any_dimension_chain"
+        ))),
+    }
+}
+
+/// Runs chain `k` (0-based) of a sampler without a memory parameter that
+/// runs any dimension ([`SamplerKind::runs_any_dimension`]), in storage of
+/// compile-time dimension `D` (the next of `DIMENSIONS`, or
+/// [`LARGE_DIMENSION`](super::LARGE_DIMENSION)): built in place, moving only
+/// the model's coordinates.
+pub(crate) fn run_any_dimension_chain<const D: usize>(
+    job: &ChainJob<'_>,
+    k: usize,
+) -> Result<ChainDraws, RunError> {
+    let s = job.settings;
+    let kind = job.kind;
+    let mut x = setup::<D>(job, k)?;
+    let eps = x.eps;
+    match kind {
+        SamplerKind::Hmc => go_boxed!(
+            job,
+            x,
+            Hmc::<f64, D>::new_boxed(HmcSettings::new(eps, x.steps), &x.start, &x.target)
+        ),
+        SamplerKind::Amagold | SamplerKind::L2mc => {
+            let settings = AmagoldSettings::new(eps, x.steps, s.friction_for(kind));
+            go_boxed!(
+                job,
+                x,
+                Amagold::<f64, D>::new_boxed(settings, &x.start, &x.target),
+                |sampler| AmagoldChain {
+                    sampler,
+                    full_batch: kind == SamplerKind::L2mc,
+                }
+            )
+        }
+        SamplerKind::Sgld => go_boxed!(
+            job,
+            x,
+            Sgld::<f64, D>::new_boxed(SgldSettings::new(eps), &x.start)
+        ),
+        SamplerKind::Psgld => go_boxed!(
+            job,
+            x,
+            Psgld::<f64, D>::new_boxed(PsgldSettings::new(eps, 0.99, 1e-5), &x.start)
+        ),
+        other => Err(RunError::Settings(format!(
+            "internal: {other} is not a sampler of any dimension without a memory"
         ))),
     }
 }
@@ -484,25 +551,29 @@ fn start_point<const D: usize>(
     r: f64,
     check: bool,
     rng: &mut ModelRng,
-) -> ([f64; D], u64) {
-    let initial = target.initial_point();
+) -> (Box<[f64; D]>, u64) {
+    let mut x = qnmc::in_place::zeroed_box::<[f64; D]>();
+    target.write_initial_point(&mut x);
     if r <= 0.0 {
-        return (initial, 0);
+        return (x, 0);
     }
-    let mut gradient = [0.0; D];
+    let moved = target.moved_dimension();
+    let initial = x[..moved].to_vec();
+    let mut gradient = qnmc::in_place::zeroed_box::<[f64; D]>();
     let mut evaluations = 0;
     loop {
-        let mut x = initial;
-        for v in x.iter_mut().take(target.moved_dimension()) {
+        for (v, x0) in x.iter_mut().zip(&initial) {
             let u: f64 = qnmc::Real::uniform_open_closed(rng);
-            *v += r * (2.0 * u - 1.0);
+            *v = x0 + r * (2.0 * u - 1.0);
         }
         if !check {
             return (x, 0);
         }
         evaluations += 1;
         let u = target.potential_and_gradient(&x, &mut gradient);
-        if (u.is_finite() && gradient.iter().all(|g| g.is_finite())) || evaluations == START_TRIES {
+        if (u.is_finite() && gradient[..moved].iter().all(|g| g.is_finite()))
+            || evaluations == START_TRIES
+        {
             return (x, evaluations);
         }
     }
@@ -518,10 +589,11 @@ fn start_near_mode<const D: usize>(
     mode: &[f64],
     sd: &[f64],
     r: f64,
+    moved: usize,
     rng: &mut ModelRng,
-) -> [f64; D] {
-    let mut x = [0.0; D];
-    for (i, v) in x.iter_mut().enumerate() {
+) -> Box<[f64; D]> {
+    let mut x = qnmc::in_place::zeroed_box::<[f64; D]>();
+    for (i, v) in x.iter_mut().take(moved).enumerate() {
         let (centre, scale) = (
             mode.get(i).copied().unwrap_or(0.0),
             sd.get(i).copied().unwrap_or(1.0),
@@ -545,7 +617,7 @@ fn walker_starts<const D: usize>(
     let mut evaluations = 0;
     for walker in starts.iter_mut().skip(1) {
         let (x, n) = start_point(target, r.max(0.5), true, rng);
-        *walker = x;
+        *walker = *x;
         evaluations += n;
     }
     (starts, evaluations)
@@ -602,7 +674,8 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
     chain.lp.reserve(s.draws);
     chain.values.reserve(s.draws * quantities);
     let mut row = vec![0.0; quantities];
-    let mut gradient = [0.0; D];
+    let mut gradient = qnmc::in_place::zeroed_box::<[f64; D]>();
+    let moved = target.moved_dimension();
     let sampling_iterations = s.draws * s.thin;
     let warmup_clock = Instant::now();
     let mut sampling_clock = Instant::now();
@@ -666,7 +739,7 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
                 None => None,
             };
             kept += 1;
-            let auxiliary: f64 = x[n..].iter().map(|v| 0.5 * v * v).sum();
+            let auxiliary: f64 = x[n..moved].iter().map(|v| 0.5 * v * v).sum();
             chain
                 .lp
                 .push(u_padded.map_or(f64::NAN, |u| -(u - auxiliary)));

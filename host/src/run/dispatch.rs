@@ -9,16 +9,28 @@
 //!   coordinates n.. stay exactly zero and every pass over the vectors stops
 //!   at n, so a draw costs what dimension n costs, and the chain is bit for
 //!   bit the one a size-n sampler would draw. D only sets the storage.
+//! - The samplers of any dimension
+//!   ([`SamplerKind::runs_any_dimension`](super::SamplerKind::runs_any_dimension):
+//!   HMC, QNHMC, HAMCMC, AMAGOLD, L2MC, SGLD, pSGLD) run a model of more than
+//!   1000 coordinates in the one storage size [`LARGE_DIMENSION`] (2²⁰),
+//!   with its run-time dimension n as NUTS does: built in place in a
+//!   zeroed allocation, so only the pages of n coordinates are ever
+//!   touched, and every pass stops at n. One size rather than a ladder:
+//!   each size compiles these samplers once more, and a larger one costs
+//!   nothing at run time.
+//!   Up to 1000 coordinates they run in the next size of [`DIMENSIONS`],
+//!   moving the model's n coordinates only, like NUTS.
 //! - The other samplers pad the model with D − n independent N(0, 1)
 //!   coordinates ([`PaddedModel`](crate::model::PaddedModel)), dropped from
-//!   the output; they cost dimension D and are offered up to 1000.
+//!   the output; they cost dimension D (at most 1.6 n) and are offered up to
+//!   1000.
 //!
 //! Every built-in target (1, 2, 6, 7, 8, 10, 14, 15, 25, 100) has its own
 //! bucket, except `stochastic-volatility` (103, in the 128 bucket).
 //! QNHMC's memory of m pairs runs with the smallest M of [`MEMORY_SIZES`] ≥ m
 //! (only m pairs are kept); HAMCMC's memory must be one of them.
 
-use super::RunError;
+use super::{RunError, SamplerKind};
 
 /// Compile-time dimensions of every sampler, ascending. Larger models are
 /// refused, except by NUTS ([`NUTS_DIMENSIONS`]).
@@ -31,6 +43,13 @@ pub const DIMENSIONS: [usize; 21] = [
 /// the cost of their own dimension. (Each size compiles NUTS with the
 /// identity, diagonal and quasi-Newton metrics once more.)
 pub const NUTS_DIMENSIONS: [usize; 4] = [2048, 4096, 8192, 16384];
+
+/// The storage (compile-time dimension) of the samplers of any dimension
+/// for a model of more than 1000 coordinates: 2²⁰ = 1 048 576, the largest
+/// model they run. Virtual memory only: a sampler is allocated zeroed and
+/// touches the pages of the model's n coordinates (QNHMC with 20 pairs
+/// reserves 8·(4·20 + 9)·2²⁰ bytes = 746 MB of address space per chain).
+pub const LARGE_DIMENSION: usize = 1 << 20;
 
 /// The L-BFGS memory NUTS's quasi-Newton metric is compiled with in the
 /// sizes of [`NUTS_DIMENSIONS`]; `--memory m` keeps m ≤ 20 pairs in it.
@@ -109,6 +128,46 @@ pub fn padded_dimension(n: usize) -> Result<usize, RunError> {
 /// ```
 pub fn nuts_dimension(n: usize) -> Result<usize, RunError> {
     bucket(n, DIMENSIONS.iter().chain(&NUTS_DIMENSIONS).copied())
+}
+
+/// The compile-time dimension (storage) `kind` runs a model of dimension `n`
+/// in: [`nuts_dimension`] for NUTS; for a sampler of any dimension that of
+/// [`padded_dimension`] up to 1000, then [`LARGE_DIMENSION`]; for the others
+/// [`padded_dimension`].
+///
+/// ```
+/// use qnmc_host::run::{LARGE_DIMENSION, SamplerKind, dimension_for};
+/// assert_eq!(dimension_for(SamplerKind::Sgld, 784).unwrap(), 1000);
+/// assert_eq!(dimension_for(SamplerKind::Hamcmc, 496_150).unwrap(), LARGE_DIMENSION);
+/// assert_eq!(dimension_for(SamplerKind::Nuts, 5000).unwrap(), 8192);
+/// let refused = dimension_for(SamplerKind::Sghmc, 5000).unwrap_err().to_string();
+/// assert!(refused.contains("sghmc") && refused.contains("1000"), "{refused}");
+/// assert!(dimension_for(SamplerKind::Sgld, LARGE_DIMENSION + 1).is_err());
+/// ```
+pub fn dimension_for(kind: SamplerKind, n: usize) -> Result<usize, RunError> {
+    let largest_padded = DIMENSIONS[DIMENSIONS.len() - 1];
+    if kind == SamplerKind::Nuts {
+        return nuts_dimension(n);
+    }
+    if kind.runs_any_dimension() && n > largest_padded {
+        return bucket(n, [LARGE_DIMENSION].into_iter());
+    }
+    padded_dimension(n).map_err(|e| match e {
+        RunError::DimensionTooLarge { dimension, largest } => {
+            let any: Vec<&str> = SamplerKind::ALL
+                .iter()
+                .filter(|k| k.runs_any_dimension())
+                .map(|k| k.name())
+                .collect();
+            RunError::Settings(format!(
+                "the target has dimension {dimension}; {kind} is compiled for at most {largest} \
+                 (nuts, the default sampler, for up to {}; {} for up to {LARGE_DIMENSION})",
+                NUTS_DIMENSIONS[NUTS_DIMENSIONS.len() - 1],
+                any.join(", ")
+            ))
+        }
+        other => other,
+    })
 }
 
 fn bucket(n: usize, sizes: impl Iterator<Item = usize> + Clone) -> Result<usize, RunError> {

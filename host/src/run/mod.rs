@@ -66,10 +66,11 @@ pub use crate::metric_kind::{MAX_DENSE_DIMENSION, MetricKind, sampler_label};
 pub use chain::STEP_SIZE_JITTER;
 pub use check::{CheckReport, CheckRow, check};
 pub use dispatch::{
-    DIMENSIONS, MEMORY_SIZES, NUTS_DIMENSIONS, NUTS_LARGE_MEMORY, NUTS_WINDOW_COVARIANCE_MEMORY,
-    memory_bucket, nuts_dimension, nuts_lbfgs_storage, padded_dimension,
+    DIMENSIONS, LARGE_DIMENSION, MEMORY_SIZES, NUTS_DIMENSIONS, NUTS_LARGE_MEMORY,
+    NUTS_WINDOW_COVARIANCE_MEMORY, dimension_for, memory_bucket, nuts_dimension,
+    nuts_lbfgs_storage, padded_dimension,
 };
-pub use pilot::{PilotLengths, SgDefaults, apply_pilot};
+pub use pilot::{MAX_PILOT_DIMENSION, PilotLengths, SgDefaults, apply_pilot};
 pub use progress::Progress;
 pub use reference::{ReferenceSettings, reference_posterior};
 pub use sampler_kind::{
@@ -144,17 +145,7 @@ pub fn run(
     settings
         .validate_dimension(sampler, n)
         .map_err(RunError::Settings)?;
-    let d = if sampler == SamplerKind::Nuts {
-        nuts_dimension(n)?
-    } else {
-        padded_dimension(n).map_err(|e| match e {
-            RunError::DimensionTooLarge { dimension, largest } => RunError::Settings(format!(
-                "the target has dimension {dimension}; {sampler} is compiled for at most {largest} (nuts, the default sampler, for up to {})",
-                NUTS_DIMENSIONS[NUTS_DIMENSIONS.len() - 1]
-            )),
-            other => other,
-        })?
-    };
+    let d = dimension_for(sampler, n)?;
     let memory = settings.memory_for(sampler);
     let memory_size = match sampler {
         SamplerKind::Qnhmc => memory_bucket(memory),
@@ -211,6 +202,13 @@ pub fn run(
         }
     };
     let one_chain = |k: usize| match memory_size {
+        // The samplers of any dimension beyond `DIMENSIONS`.
+        None if d == LARGE_DIMENSION => chain::run_any_dimension_chain::<LARGE_DIMENSION>(&job, k),
+        Some(m) if d == LARGE_DIMENSION => with_memory!(
+            m,
+            |M| chain::run_memory_chain::<LARGE_DIMENSION, M>(&job, k),
+            Err(RunError::Settings(format!("no memory size {m} compiled")))
+        ),
         // Beyond `DIMENSIONS` only NUTS is compiled (identity and diagonal
         // metrics here).
         _ if d > DIMENSIONS[DIMENSIONS.len() - 1] => {
@@ -322,11 +320,12 @@ fn describe(
         ("thin".to_string(), s.thin.to_string()),
     ];
     let mut push = |k: &str, v: String| out.push((k.to_string(), v));
-    if padded > model.dimension() && sampler == SamplerKind::Nuts {
+    if padded > model.dimension() && (sampler == SamplerKind::Nuts || sampler.runs_any_dimension())
+    {
         push(
             "storage",
             format!(
-                "compiled size {padded}; nuts moves the model's {} coordinates only (the other {} stay zero and are never computed)",
+                "compiled size {padded}; {sampler} moves the model's {} coordinates only (the other {} stay zero and are never computed)",
                 model.dimension(),
                 padded - model.dimension()
             ),
@@ -475,6 +474,8 @@ fn describe(
     out
 }
 
+#[cfg(test)]
+mod large_dimension_tests;
 #[cfg(test)]
 mod lp_tests;
 #[cfg(test)]

@@ -161,10 +161,23 @@ pub fn uses_pilot(kind: SamplerKind) -> bool {
     kind.uses_minibatches() && !kind.is_exact()
 }
 
+/// The largest model the pilot measures (its dense Hessian and eigenproblem;
+/// the largest compile-time size of [`DIMENSIONS`](super::DIMENSIONS)).
+pub const MAX_PILOT_DIMENSION: usize = 1000;
+
 /// The mode of the full-data U by L-BFGS from the model's initial point, and
 /// the Hessian there by central differences.
+///
+/// The Hessian is dense (n × n, 2n gradients, an O(n³) eigenproblem): the
+/// pilot stops at [`MAX_PILOT_DIMENSION`] coordinates and refuses larger
+/// models, whose step size the user gives.
 pub fn curvature_at_mode(model: &dyn Model) -> Result<Curvature, String> {
     let n = model.dimension();
+    if n > MAX_PILOT_DIMENSION {
+        return Err(format!(
+            "the pilot measures a dense {n} × {n} Hessian, and stops at {MAX_PILOT_DIMENSION} coordinates"
+        ));
+    }
     let d = padded_dimension(n).map_err(|e| e.to_string())?;
     with_dimension!(
         d,

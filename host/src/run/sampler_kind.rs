@@ -93,6 +93,13 @@ impl SamplerKind {
         self.entry().minibatches
     }
 
+    /// `true` when the sampler runs a model of any dimension up to
+    /// [`LARGE_DIMENSION`](crate::run::LARGE_DIMENSION) at the cost of its
+    /// own ([`SamplerEntry::any_dimension`]).
+    pub fn runs_any_dimension(self) -> bool {
+        self.entry().any_dimension
+    }
+
     /// `true` when the sampler reads the sampler option `id` (a clap
     /// argument id such as `leapfrog_steps`; see [`SamplerEntry::options`]).
     pub fn takes_option(self, id: &str) -> bool {
@@ -142,6 +149,12 @@ pub struct SamplerEntry {
     pub exact: bool,
     /// Uses minibatch (stochastic) gradients.
     pub minibatches: bool,
+    /// Runs a model of any dimension up to
+    /// [`LARGE_DIMENSION`](crate::run::LARGE_DIMENSION) at the cost of its
+    /// own dimension (the core sampler has a run-time dimension and
+    /// in-place construction); the others stop at 1000 coordinates (NUTS at
+    /// 16 384, [`NUTS_DIMENSIONS`](crate::run::NUTS_DIMENSIONS)).
+    pub any_dimension: bool,
     /// The sampler-specific options it reads (clap argument ids); any other
     /// of [`SAMPLER_SPECIFIC_OPTIONS`] given with it is an error.
     pub options: &'static [&'static str],
@@ -183,6 +196,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "NUTS (Hoffman & Gelman 2014, multinomial, generalised U-turn) with a metric learned in warm-up (--metric); exact",
         exact: true,
         minibatches: false,
+        any_dimension: false,
         // `memory` only with the L-BFGS metric (cli/applicability.rs).
         options: &["memory", "metric", "max_tree_depth", "early_end"],
         step_size: DefaultStepSize::Fixed(1.0),
@@ -195,6 +209,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "HMC with identity mass (Neal 2011); exact",
         exact: true,
         minibatches: false,
+        any_dimension: true,
         options: &["leapfrog_steps"],
         step_size: DefaultStepSize::Fixed(1.0),
         friction: 1.0,
@@ -206,6 +221,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "quasi-Newton HMC (Fu, Luo & Zhang 2016, Alg. 2); exact once the memory is frozen",
         exact: true,
         minibatches: false,
+        any_dimension: true,
         options: &[
             "leapfrog_steps",
             "memory",
@@ -224,6 +240,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "HAMCMC, L-BFGS preconditioned SG-MCMC (Simsekli et al. 2016); biased O(eps)",
         exact: false,
         minibatches: true,
+        any_dimension: true,
         options: &["memory", "step_decay", "gamma"],
         step_size: DefaultStepSize::PerDataPoint(0.1),
         friction: 1.0,
@@ -235,6 +252,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "HMC-BFGS ensemble (Zhang & Sutton 2011, Alg. 1); exact",
         exact: true,
         minibatches: false,
+        any_dimension: false,
         options: &["leapfrog_steps"],
         step_size: DefaultStepSize::Fixed(1.0),
         friction: 1.0,
@@ -246,6 +264,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "MH-BFGS ensemble (Zhang & Sutton 2011, eq. 14); exact",
         exact: true,
         minibatches: false,
+        any_dimension: false,
         options: &[],
         step_size: DefaultStepSize::Fixed(0.5),
         friction: 1.0,
@@ -258,6 +277,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "AMAGOLD (Zhang, Cooper & De Sa 2020, Alg. 2): minibatch steps, full MH test; exact",
         exact: true,
         minibatches: true,
+        any_dimension: true,
         options: &["leapfrog_steps", "friction"],
         step_size: DefaultStepSize::Fixed(1.0),
         friction: 0.1,
@@ -269,6 +289,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "L2MC: AMAGOLD with full-batch gradients; exact",
         exact: true,
         minibatches: false,
+        any_dimension: true,
         options: &["leapfrog_steps", "friction"],
         step_size: DefaultStepSize::Fixed(1.0),
         friction: 0.1,
@@ -280,6 +301,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "SGLD (Welling & Teh 2011); biased O(eps)",
         exact: false,
         minibatches: true,
+        any_dimension: true,
         options: &[],
         step_size: DefaultStepSize::PerDataPoint(0.1),
         friction: 1.0,
@@ -291,6 +313,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "pSGLD, RMSprop preconditioner (Li et al. 2016); biased O(eps)",
         exact: false,
         minibatches: true,
+        any_dimension: true,
         options: &[],
         step_size: DefaultStepSize::PerSqrtDataPoint(0.01),
         friction: 1.0,
@@ -302,6 +325,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "SGRLD (Patterson & Teh 2013), metric G = diag(Hessian at the mode) from the pilot; biased O(eps)",
         exact: false,
         minibatches: true,
+        any_dimension: false,
         options: &[],
         step_size: DefaultStepSize::PerDataPoint(0.1),
         friction: 1.0,
@@ -313,6 +337,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "SGHMC (Chen, Fox & Guestrin 2014); biased O(eps)",
         exact: false,
         minibatches: true,
+        any_dimension: false,
         options: &["friction", "sghmc_update"],
         step_size: DefaultStepSize::PerSqrtDataPoint(0.1),
         friction: 1.0,
@@ -324,6 +349,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "SGNHT thermostat (Ding et al. 2014); biased O(eps)",
         exact: false,
         minibatches: true,
+        any_dimension: false,
         options: &["friction"],
         step_size: DefaultStepSize::PerSqrtDataPoint(0.1),
         friction: 1.0,
@@ -335,6 +361,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "SGRHMC (Ma, Chen & Fox 2015), diagonal metric from the pilot's Hessian; biased O(eps)",
         exact: false,
         minibatches: true,
+        any_dimension: false,
         options: &[],
         step_size: DefaultStepSize::PerSqrtDataPoint(0.1),
         friction: 1.0,

@@ -113,7 +113,7 @@ impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D
 
 /// AMAGOLD (minibatch inner steps) or L2MC (full batch).
 pub(crate) struct AmagoldChain<const D: usize> {
-    pub(crate) sampler: Amagold<f64, D>,
+    pub(crate) sampler: Box<Amagold<f64, D>>,
     pub(crate) full_batch: bool,
 }
 

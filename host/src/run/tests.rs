@@ -70,8 +70,9 @@ fn exact_samplers_pass_the_check() {
             assert!(c.lp.iter().all(|v| v.is_finite()));
             assert!(c.gradient_evaluations > 0);
         }
-        // NUTS keeps the tenth coordinate at zero; the others pad it.
-        let header = if kind == SamplerKind::Nuts {
+        // NUTS and the samplers of any dimension keep the tenth coordinate
+        // at zero; the others pad it.
+        let header = if kind == SamplerKind::Nuts || kind.runs_any_dimension() {
             "storage"
         } else {
             "padding"
@@ -232,7 +233,14 @@ fn bad_settings_and_dimensions_are_errors() {
             0.0
         }
     }
-    let e = run(&Huge, SamplerKind::Hmc, &settings(), &Progress::hidden()).unwrap_err();
+    // HMC-BFGS is not among the samplers of any dimension.
+    let e = run(
+        &Huge,
+        SamplerKind::HmcBfgs,
+        &settings(),
+        &Progress::hidden(),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("dimension 2000"), "{e}");
 }
 
@@ -412,7 +420,7 @@ fn nuts_runs_five_thousand_dimensions() {
         "{:?}",
         draws.settings
     );
-    let e = run(&Wide(2000), SamplerKind::Hmc, &s, &Progress::hidden()).unwrap_err();
+    let e = run(&Wide(2000), SamplerKind::HmcBfgs, &s, &Progress::hidden()).unwrap_err();
     assert!(e.to_string().contains("16384"), "{e}");
     let e = run(&Wide(16385), SamplerKind::Nuts, &s, &Progress::hidden()).unwrap_err();
     assert!(e.to_string().contains("16384"), "{e}");
