@@ -81,6 +81,10 @@ fn help_version_and_list_succeed() {
         "eight-schools",
         "sblrc-blr",
         "ark",
+        "pmf",
+        "pmf-small",
+        "bpmf",
+        "bpmf-small",
     ] {
         assert!(
             out.contains(&format!("\n  {name} ")),

@@ -28,7 +28,11 @@ pub const SHARED_DATA_TARGETS: [&str; 5] = [
 pub fn target_option_error(target: &str, given: &[String]) -> Option<String> {
     for id in given {
         let applies = match id.as_str() {
-            "data" | "label_column" | "no_standardize" | "no_intercept" | "prior_variance" => {
+            "data" => Some((
+                target == "logreg-csv" || super::targets::RATINGS_FILE_TARGETS.contains(&target),
+                "is for --target logreg-csv (a CSV file) and pmf, bpmf (a MovieLens ratings.dat)",
+            )),
+            "label_column" | "no_standardize" | "no_intercept" | "prior_variance" => {
                 Some((target == "logreg-csv", "is for --target logreg-csv"))
             }
             "covariance" => Some((target == "gaussian-cov", "is for --target gaussian-cov")),
@@ -271,5 +275,12 @@ mod tests {
         assert!(target_option_error("gaussian", &given(&["covariance"])).is_some());
         assert!(target_option_error("gaussian", &given(&["shared_data"])).is_some());
         assert!(target_option_error("ark", &given(&["shared_data", "dimension"])).is_none());
+        // A ratings file replaces pmf's and bpmf's synthetic ratings, not
+        // those of the fixed smaller sets.
+        assert!(target_option_error("pmf", &given(&["data"])).is_none());
+        assert!(target_option_error("bpmf", &given(&["data"])).is_none());
+        let e = target_option_error("pmf-small", &given(&["data"])).unwrap();
+        assert!(e.contains("--data") && e.contains("pmf-small"), "{e}");
+        assert!(target_option_error("pmf", &given(&["label_column"])).is_some());
     }
 }

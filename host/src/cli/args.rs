@@ -252,8 +252,9 @@ pub struct TargetArgs {
     /// and `funnel` (default 10).
     #[arg(long, value_parser = count(1))]
     pub dimension: Option<usize>,
-    /// Data CSV of `logreg-csv`; JSON data of a --model (`.json`, or
-    /// posteriordb's one-entry `.json.zip`).
+    /// Data CSV of `logreg-csv`; MovieLens `ratings.dat` of `pmf` and
+    /// `bpmf` (default: their synthetic ratings); JSON data of a --model
+    /// (`.json`, or posteriordb's one-entry `.json.zip`).
     #[arg(long)]
     pub data: Option<PathBuf>,
     /// Label column of `logreg-csv` (header name).

@@ -7,14 +7,15 @@ use super::CliError;
 use super::args::TargetArgs;
 use crate::model::Model;
 use crate::targets::{
-    AmagoldDist1, AmagoldDist2, CsvOptions, DoubleWell, EightSchoolsCentered, Funnel,
-    GaussianCovariance, GaussianModel, LinearGaussian, LogisticRegressionModel, LogregDataset,
-    Posteriordb, PosteriordbPosterior, RecipeCorrelated2d, RecipeQuadratic, RecipeQuartic,
-    StochasticVolatility, YearsRegression,
+    AmagoldDist1, AmagoldDist2, BayesianPmf, CsvOptions, DoubleWell, EightSchoolsCentered, Funnel,
+    GaussianCovariance, GaussianModel, GaussianPmf, LinearGaussian, LogisticRegressionModel,
+    LogregDataset, Posteriordb, PosteriordbPosterior, Ratings, RecipeCorrelated2d, RecipeQuadratic,
+    RecipeQuartic, SYNTHETIC_SEED, StochasticVolatility, SyntheticRecipe, YearsRegression,
+    read_movielens,
 };
 
 /// Every `--target` name with a one-line description, as `qnmc list` prints them.
-pub const TARGETS: [(&str, &str); 22] = [
+pub const TARGETS: [(&str, &str); 26] = [
     (
         "gaussian",
         "N(0, 11'+4I), the QNHMC paper's benchmark (--dimension, default 100)",
@@ -94,7 +95,63 @@ pub const TARGETS: [(&str, &str); 22] = [
         "stochastic-volatility",
         "centred AR(1) stochastic volatility, 100 simulated returns (D = 103, built in)",
     ),
+    (
+        "pmf",
+        "HAMCMC's Gaussian matrix factorisation, K = 50, on synthetic MovieLens-1M-shaped \
+         ratings (D = 496 150) or --data ratings.dat",
+    ),
+    (
+        "pmf-small",
+        "pmf on a tenth of the users and items: 604 x 388, 20 004 synthetic ratings (D = 49 600)",
+    ),
+    (
+        "bpmf",
+        "Bayesian PMF (Salakhutdinov & Mnih, diagonal precisions), K = 10, synthetic \
+         MovieLens-1M-shaped ratings (D = 99 270) or --data ratings.dat",
+    ),
+    (
+        "bpmf-small",
+        "bpmf on 604 x 388 users x items, 20 004 synthetic ratings (D = 9 960)",
+    ),
 ];
+
+/// The targets that read a MovieLens `ratings.dat` with `--data` in place
+/// of their synthetic ratings.
+pub const RATINGS_FILE_TARGETS: [&str; 2] = ["pmf", "bpmf"];
+
+/// The ratings of a matrix-factorisation target: `--data`'s MovieLens file
+/// (for `pmf` and `bpmf`), else the seeded synthetic set of its size.
+fn factorisation_ratings(args: &TargetArgs) -> Result<Ratings, CliError> {
+    let name = args.target.as_str();
+    let small = name.ends_with("-small");
+    if let (true, Some(path)) = (small, args.data.as_ref()) {
+        return Err(CliError::Usage(format!(
+            "target `{name}` is a fixed synthetic set; --data {} goes with `pmf` or `bpmf`",
+            path.display()
+        )));
+    }
+    let Some(path) = args.data.as_ref() else {
+        let recipe = if small {
+            SyntheticRecipe::movielens_1m_tenth(SYNTHETIC_SEED)
+        } else {
+            SyntheticRecipe::movielens_1m(SYNTHETIC_SEED)
+        };
+        return recipe.build().map_err(usage);
+    };
+    let ratings = read_movielens(path)?;
+    println!(
+        "{name}: {} ({} ratings: {} users x {} movies, {:.2} % observed; {} held out as the \
+         test set, seed {})",
+        path.display(),
+        ratings.len(),
+        ratings.users(),
+        ratings.items(),
+        100.0 * ratings.density(),
+        ratings.test().len(),
+        crate::targets::SPLIT_SEED,
+    );
+    Ok(ratings)
+}
 
 /// The shared data folder: `--shared-data`, else `$QNMC_SHARED_DATA`, else
 /// `shared/data` beside the repository ([`crate::shared_data::locate`]); never
@@ -223,6 +280,16 @@ pub fn build_target(args: &TargetArgs) -> Result<Box<dyn Model>, CliError> {
         }
         "eight-schools-centered" => Box::new(EightSchoolsCentered::new()),
         "stochastic-volatility" => Box::new(StochasticVolatility::new()),
+        "pmf" | "pmf-small" => Box::new(
+            GaussianPmf::new(factorisation_ratings(args)?, GaussianPmf::PAPER_RANK)
+                .map_err(usage)?
+                .with_name(name),
+        ),
+        "bpmf" | "bpmf-small" => Box::new(
+            BayesianPmf::new(factorisation_ratings(args)?, BayesianPmf::PAPER_RANK)
+                .map_err(usage)?
+                .with_name(name),
+        ),
         _ => {
             let names: Vec<&str> = TARGETS.iter().map(|(n, _)| *n).collect();
             return Err(CliError::Usage(format!(

@@ -11,6 +11,11 @@
 //!   dimension, with the German credit data built in (D = 25);
 //! - [`LogisticRegressionModel`]: the same with a run-time dimension, on the
 //!   papers' five data sets ([`LogregDataset`]) or a user's CSV file;
+//! - matrix factorisation on ratings: [`GaussianPmf`] (the HAMCMC paper's
+//!   eq. 17, `--target pmf`) and [`BayesianPmf`] (Salakhutdinov and Mnih's
+//!   model with diagonal precisions, the QNHMC paper's Table 3, `bpmf`), on
+//!   [`Ratings`] from a seeded MovieLens-shaped [`SyntheticRecipe`] or a
+//!   MovieLens `ratings.dat` ([`read_movielens`]);
 //! - [`Posteriordb`]: eight schools (non-centred), sblrc-blr and arK from
 //!   posteriordb, with reference moments from its reference draws;
 //! - toys with exact normalised densities and artificial gradient noise
@@ -40,6 +45,7 @@ mod gaussian_covariance;
 mod linear_gaussian;
 mod logistic_regression;
 mod logreg;
+mod pmf;
 mod posteriordb;
 mod recipe_toys;
 mod stochastic_volatility;
@@ -62,6 +68,11 @@ pub use logistic_regression::LogisticRegression;
 pub use logreg::{
     CsvOptions, DataDescription, LabelMapping, LogisticRegressionModel, LogregDataset, Missing,
     PAPER_PRIOR_VARIANCE, UnknownDataset,
+};
+pub use pmf::{
+    BayesianPmf, BlockPartition, GaussianPmf, Hyper, MAX_SHARE_PER_USER, MIN_PER_USER, PmfError,
+    Ratings, RatingsSource, SPLIT_SEED, SYNTHETIC_SEED, SyntheticRecipe, TEST_FRACTION,
+    TRAIN_RMSE_SAMPLE, TRUE_RANK, Triples, read_movielens,
 };
 pub(crate) use posteriordb::read_zipped_json;
 pub use posteriordb::{
