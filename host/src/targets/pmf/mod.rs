@@ -23,6 +23,7 @@ mod random;
 mod ratings;
 mod report;
 mod synthetic;
+mod synthetic_build;
 
 #[cfg(test)]
 mod data_tests;

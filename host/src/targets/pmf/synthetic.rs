@@ -1,11 +1,9 @@
 //! [`SyntheticRecipe`]: a MovieLens-shaped rating matrix made from a seed,
 //! for the matrix-factorisation experiments without the MovieLens files
 //! (whose licence forbids passing them on). The recipe is documented on
-//! [`SyntheticRecipe`].
-
-use super::PmfError;
-use super::random::{Discrete, Draws};
-use super::ratings::{Ratings, RatingsSource, TEST_FRACTION, Triples};
+//! [`SyntheticRecipe`]; building it (`SyntheticRecipe::build`) is in
+//! `synthetic_build.rs`, so that `ratings.rs` can name the recipe as a
+//! source without an import loop.
 
 /// The rank K of the true factors.
 pub const TRUE_RANK: usize = 10;
@@ -20,19 +18,19 @@ pub const MIN_PER_USER: usize = 20;
 pub const SYNTHETIC_SEED: u64 = 2016;
 
 /// Log-normal σ of the users' activity weights.
-const ACTIVITY_SIGMA: f64 = 1.2;
+pub(super) const ACTIVITY_SIGMA: f64 = 1.2;
 /// Log-normal σ of the items' popularity weights.
-const POPULARITY_SIGMA: f64 = 1.2;
+pub(super) const POPULARITY_SIGMA: f64 = 1.2;
 /// Mean of the latent score.
-const SCORE_MEAN: f64 = 3.7;
+pub(super) const SCORE_MEAN: f64 = 3.7;
 /// Sd of the item biases.
-const ITEM_BIAS_SD: f64 = 0.5;
+pub(super) const ITEM_BIAS_SD: f64 = 0.5;
 /// Sd of the user biases.
-const USER_BIAS_SD: f64 = 0.4;
+pub(super) const USER_BIAS_SD: f64 = 0.4;
 /// Sd of each entry of the true factors.
-const FACTOR_SD: f64 = 0.46;
+pub(super) const FACTOR_SD: f64 = 0.46;
 /// Sd of the noise of the latent score.
-const NOISE_SD: f64 = 0.76;
+pub(super) const NOISE_SD: f64 = 0.76;
 
 /// The size and seed of a synthetic rating matrix; [`build`](Self::build)
 /// makes it by the recipe below.
@@ -78,7 +76,7 @@ const NOISE_SD: f64 = 0.76;
 ///    6/11/26/35/23 %, 3.58). Noise and rounding alone (variance 0.58 + 1/12) leave the true
 ///    scores an RMSE of about 0.8 before clipping, near the 0.84–0.87 the
 ///    papers' samplers reach on MovieLens-1M.
-/// 6. **Test split.** [`Ratings::split`] with [`TEST_FRACTION`] (10 %) and
+/// 6. **Test split.** [`Ratings::split`](super::Ratings::split) with [`TEST_FRACTION`](super::TEST_FRACTION) (10 %) and
 ///    seed `seed + 1` (wrapping).
 ///
 /// [`SyntheticRecipe::movielens_1m`] is MovieLens-1M's shape: 6040 users ×
@@ -147,177 +145,5 @@ impl SyntheticRecipe {
         ((MAX_SHARE_PER_USER * self.items as f64).ceil() as usize)
             .max(self.min_per_user)
             .min(self.items)
-    }
-
-    /// Builds the rating matrix, split into training and test ratings.
-    /// Fails when the counts cannot be met: `min_per_user` above the number
-    /// of items, or N outside [I·min, I·max] ([`max_per_user`](Self::max_per_user)),
-    /// or sizes beyond `u32` indices.
-    pub fn build(&self) -> Result<Ratings, PmfError> {
-        let (users, items) = (self.users, self.items);
-        let (min, max) = (self.min_per_user, self.max_per_user());
-        if users == 0 || items == 0 || users > u32::MAX as usize || items > u32::MAX as usize {
-            return Err(PmfError::new(format!(
-                "a synthetic rating matrix needs 1 to 2^32 - 1 users and items, got {users} x {items}"
-            )));
-        }
-        if min > items {
-            return Err(PmfError::new(format!(
-                "{min} ratings per user do not fit among {items} items"
-            )));
-        }
-        let (least, most) = (users.saturating_mul(min), users.saturating_mul(max));
-        if !(least..=most).contains(&self.ratings) {
-            return Err(PmfError::new(format!(
-                "{users} users with {min} to {max} ratings each have {least} to {most} ratings, \
-                 not {}",
-                self.ratings
-            )));
-        }
-        let mut draws = Draws::new(self.seed);
-        let activity: Vec<f64> = (0..users)
-            .map(|_| (ACTIVITY_SIGMA * draws.normal()).exp())
-            .collect();
-        let counts = ratings_per_user(&activity, self.ratings, min, max);
-        let popularity: Vec<f64> = (0..items)
-            .map(|_| (POPULARITY_SIGMA * draws.normal()).exp())
-            .collect();
-        let item_bias: Vec<f64> = (0..items).map(|_| ITEM_BIAS_SD * draws.normal()).collect();
-        let user_bias: Vec<f64> = (0..users).map(|_| USER_BIAS_SD * draws.normal()).collect();
-        let w: Vec<f64> = (0..users * TRUE_RANK)
-            .map(|_| FACTOR_SD * draws.normal())
-            .collect();
-        let h: Vec<f64> = (0..items * TRUE_RANK)
-            .map(|_| FACTOR_SD * draws.normal())
-            .collect();
-
-        let mut picker = ItemPicker::new(&popularity);
-        let mut all = Triples::with_capacity(self.ratings);
-        let mut chosen = Vec::with_capacity(max);
-        for (u, &n_u) in counts.iter().enumerate() {
-            picker.pick(u, n_u, &mut draws, &mut chosen);
-            chosen.sort_unstable();
-            let wu = &w[u * TRUE_RANK..(u + 1) * TRUE_RANK];
-            for &j in &chosen {
-                let hj = &h[j as usize * TRUE_RANK..(j as usize + 1) * TRUE_RANK];
-                let product: f64 = wu.iter().zip(hj).map(|(a, b)| a * b).sum();
-                let score = SCORE_MEAN
-                    + item_bias[j as usize]
-                    + user_bias[u]
-                    + product
-                    + NOISE_SD * draws.normal();
-                let rating = score.round().clamp(1.0, 5.0);
-                all.push(u as u32, j, rating as f32);
-            }
-        }
-        Ratings::split(
-            users,
-            items,
-            all,
-            TEST_FRACTION,
-            self.seed.wrapping_add(1),
-            RatingsSource::Synthetic(*self),
-        )
-    }
-}
-
-/// Shares `total` ratings among users ∝ `weights` with between `min` and
-/// `max` each (step 1 of the recipe). Needs users·min ≤ total ≤ users·max.
-fn ratings_per_user(weights: &[f64], total: usize, min: usize, max: usize) -> Vec<usize> {
-    let n = weights.len();
-    let room = max - min;
-    let mut extra = vec![0usize; n];
-    let mut held = vec![false; n];
-    let mut remaining = total - n * min;
-    // Hold at `room` every user whose share would pass it, until none does.
-    loop {
-        let free_weight: f64 = (0..n).filter(|&u| !held[u]).map(|u| weights[u]).sum();
-        if free_weight <= 0.0 {
-            break;
-        }
-        let scale = remaining as f64 / free_weight;
-        let mut changed = false;
-        for u in 0..n {
-            if !held[u] && scale * weights[u] >= room as f64 {
-                held[u] = true;
-                extra[u] = room;
-                remaining -= room;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    let free: Vec<usize> = (0..n).filter(|&u| !held[u]).collect();
-    let free_weight: f64 = free.iter().map(|&u| weights[u]).sum();
-    let mut fractions = Vec::with_capacity(free.len());
-    let mut given = 0;
-    for &u in &free {
-        let share = remaining as f64 * weights[u] / free_weight;
-        let whole = (share.floor() as usize).min(room);
-        extra[u] = whole;
-        given += whole;
-        fractions.push((share - whole as f64, u));
-    }
-    // Largest fractional parts first, ties to the lower index.
-    fractions.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut left = remaining - given;
-    for &(_, u) in fractions.iter().cycle() {
-        if left == 0 {
-            break;
-        }
-        if extra[u] < room {
-            extra[u] += 1;
-            left -= 1;
-        }
-    }
-    extra.iter().map(|e| min + e).collect()
-}
-
-/// Step 4 of the recipe: distinct items ∝ popularity for one user.
-struct ItemPicker<'a> {
-    popularity: &'a [f64],
-    discrete: Discrete,
-    /// `taken[j] == u + 1` when user u has drawn item j.
-    taken: Vec<u32>,
-    clocks: Vec<(f64, u32)>,
-}
-
-impl<'a> ItemPicker<'a> {
-    fn new(popularity: &'a [f64]) -> Self {
-        ItemPicker {
-            popularity,
-            discrete: Discrete::new(popularity),
-            taken: vec![0; popularity.len()],
-            clocks: Vec::with_capacity(popularity.len()),
-        }
-    }
-
-    /// Replaces `chosen` with `count` distinct items for user `user`.
-    fn pick(&mut self, user: usize, count: usize, draws: &mut Draws, chosen: &mut Vec<u32>) {
-        chosen.clear();
-        let items = self.popularity.len();
-        if count * 4 <= items {
-            let stamp = user as u32 + 1;
-            while chosen.len() < count {
-                let j = self.discrete.draw(draws);
-                if self.taken[j] != stamp {
-                    self.taken[j] = stamp;
-                    chosen.push(j as u32);
-                }
-            }
-        } else {
-            self.clocks.clear();
-            for (j, &p) in self.popularity.iter().enumerate() {
-                let clock = -draws.open_uniform().ln() / p;
-                self.clocks.push((clock, j as u32));
-            }
-            if count < items {
-                self.clocks
-                    .select_nth_unstable_by(count, |a, b| a.0.total_cmp(&b.0));
-            }
-            chosen.extend(self.clocks[..count].iter().map(|&(_, j)| j));
-        }
     }
 }
