@@ -181,7 +181,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
 
     /// n: the pairs and every vector the memory reads or writes are taken
     /// over their first n entries (D unless
-    /// [`set_dimension`](Self::set_dimension), feature `runtime-dimension`,
+    /// `set_dimension`, feature `runtime-dimension`,
     /// said otherwise).
     #[inline]
     pub fn dimension(&self) -> usize {

@@ -179,9 +179,9 @@ impl<T: Real, const D: usize, P: Potential<T, D>> GradientSource<T, D> for Full<
 ///
 /// It is about 8·7·D bytes in f64. [`Amagold::new`] returns it by value,
 /// through the stack; [`init_in_place`](Self::init_in_place),
-/// [`new_boxed`](Self::new_boxed) (feature `alloc`) and [`reset`](Self::reset)
+/// `new_boxed` (feature `alloc`) and [`reset`](Self::reset)
 /// build it where it lives ([`crate::in_place`]), and
-/// [`set_dimension`](Self::set_dimension) runs a model of run-time dimension
+/// `set_dimension` runs a model of run-time dimension
 /// n ≤ D in it at the cost of n.
 #[derive(Debug, Clone)]
 pub struct Amagold<T, const D: usize> {
@@ -285,7 +285,7 @@ impl<T: Real, const D: usize> Amagold<T, D> {
     }
 
     /// n: the sampler moves the first n coordinates and keeps the rest at
-    /// zero (D unless [`set_dimension`](Self::set_dimension) said otherwise).
+    /// zero (D unless `set_dimension` said otherwise).
     #[inline]
     pub fn dimension(&self) -> usize {
         super::dimension::in_use::<D>(self.dimension)

@@ -120,12 +120,12 @@ impl<T: Real> HamcmcSettings<T> {
 ///
 /// Random numbers per draw: the batch (drawn by the target), then n standard
 /// normals (n = [`dimension`](Self::dimension), D unless
-/// [`set_dimension`](Self::set_dimension) said otherwise).
+/// `set_dimension` said otherwise).
 ///
 /// It is about 8·(2M + 5)·D bytes in f64 (the M draws, the M − 1 pairs and
 /// five vectors): 5.2 MB at D = 10⁴ with M = 20. [`Hamcmc::new`] returns it
 /// by value, through the stack; [`init_in_place`](Self::init_in_place),
-/// [`new_boxed`](Self::new_boxed) (feature `alloc`) and
+/// `new_boxed` (feature `alloc`) and
 /// [`reset`](Self::reset) build it where it lives ([`crate::in_place`]).
 #[derive(Debug, Clone)]
 pub struct Hamcmc<T, const D: usize, const M: usize> {
@@ -236,7 +236,7 @@ impl<T: Real, const D: usize, const M: usize> Hamcmc<T, D, M> {
     }
 
     /// n: the sampler moves the first n coordinates and keeps the rest at
-    /// zero (D unless [`set_dimension`](Self::set_dimension) said otherwise).
+    /// zero (D unless `set_dimension` said otherwise).
     #[inline]
     pub fn dimension(&self) -> usize {
         super::dimension::in_use::<D>(self.dimension)

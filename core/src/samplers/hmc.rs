@@ -191,7 +191,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>> Hmc<T, D, K> {
     }
 
     /// n: the sampler moves the first n coordinates and keeps the rest at
-    /// zero (D unless [`set_dimension`](Self::set_dimension) said otherwise).
+    /// zero (D unless `set_dimension` said otherwise).
     #[inline]
     pub fn dimension(&self) -> usize {
         super::dimension::in_use::<D>(self.dimension)

@@ -123,12 +123,12 @@ impl<T: Real> QnhmcSettings<T> {
 ///
 /// Random numbers per draw: n standard normals (momentum; n =
 /// [`dimension`](Self::dimension), D unless
-/// [`set_dimension`](Self::set_dimension) said otherwise), then one uniform.
+/// `set_dimension` said otherwise), then one uniform.
 ///
 /// It is about 8·(4M + 9)·D bytes in f64 (the memory's and the tentative
 /// ring's pairs, nine vectors). [`Qnhmc::new`] returns it by value, through
 /// the stack; [`init_in_place`](Self::init_in_place),
-/// [`new_boxed`](Self::new_boxed) (feature `alloc`) and [`reset`](Self::reset)
+/// `new_boxed` (feature `alloc`) and [`reset`](Self::reset)
 /// build it where it lives ([`crate::in_place`]).
 ///
 /// Practical notes:
@@ -260,7 +260,7 @@ impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
     }
 
     /// n: the sampler moves the first n coordinates and keeps the rest at
-    /// zero (D unless [`set_dimension`](Self::set_dimension) said otherwise).
+    /// zero (D unless `set_dimension` said otherwise).
     #[inline]
     pub fn dimension(&self) -> usize {
         super::dimension::in_use::<D>(self.dimension)

@@ -131,7 +131,7 @@ macro_rules! recipe_in_place {
             }
 
             /// n: the sampler moves the first n coordinates and keeps the
-            /// rest at zero (D unless [`set_dimension`](Self::set_dimension)
+            /// rest at zero (D unless `set_dimension`
             /// said otherwise).
             #[inline]
             pub fn dimension(&self) -> usize {

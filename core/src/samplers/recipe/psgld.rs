@@ -99,9 +99,9 @@ impl<T: Real> PsgldSettings<T> {
 }
 
 /// pSGLD in dimension `D` (8·12·D bytes in f64; built in place by
-/// [`init_in_place`](Self::init_in_place), [`new_boxed`](Self::new_boxed)
+/// [`init_in_place`](Self::init_in_place), `new_boxed`
 /// and [`reset`](Self::reset); a run-time dimension n ≤ D by
-/// [`set_dimension`](Self::set_dimension)).
+/// `set_dimension`).
 #[derive(Debug, Clone)]
 pub struct Psgld<T, const D: usize> {
     settings: PsgldSettings<T>,
