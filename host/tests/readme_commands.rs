@@ -139,6 +139,20 @@ const SKIPPED: &[(&str, &str)] = &[
         "cargo bench -p qnmc-benches --bench step && python3 benches/median_table.py",
         "criterion timings: minutes, and they depend on the machine",
     ),
+    (
+        "apt-get install -y dataset-fashion-mnist",
+        "a system install as root (docs/DATA.md); the tests that need its files skip without it, \
+         and QNMC_REQUIRE_FASHION_MNIST=1 makes them fail",
+    ),
+    (
+        "cargo run --release -p qnmc-host -- run --target fashion-mnist --sampler nuts --draws 200 --warmup 200 --chains 2 --output fm-run",
+        "needs Debian's dataset-fashion-mnist, and takes minutes (d = 784, 12 000 images); \
+         host/src/targets/logreg/fashion_mnist_tests.rs tests the target's model",
+    ),
+    (
+        "cargo run --release -p qnmc-host --example fashion_mnist -- fm-run",
+        "needs the run above",
+    ),
 ];
 
 // ---------------------------------------------------------------------------

@@ -28,9 +28,14 @@ pub const SHARED_DATA_TARGETS: [&str; 5] = [
 pub fn target_option_error(target: &str, given: &[String]) -> Option<String> {
     for id in given {
         let applies = match id.as_str() {
-            "data" | "label_column" | "no_standardize" | "no_intercept" | "prior_variance" => {
+            "data" => Some((
+                target == "logreg-csv" || target == "fashion-mnist",
+                "is for --target logreg-csv (its CSV file) and fashion-mnist (its folder)",
+            )),
+            "label_column" | "no_standardize" | "no_intercept" | "prior_variance" => {
                 Some((target == "logreg-csv", "is for --target logreg-csv"))
             }
+            "classes" => Some((target == "fashion-mnist", "is for --target fashion-mnist")),
             "covariance" => Some((target == "gaussian-cov", "is for --target gaussian-cov")),
             "shared_data" => Some((
                 SHARED_DATA_TARGETS.contains(&target),
@@ -52,8 +57,9 @@ pub fn target_option_error(target: &str, given: &[String]) -> Option<String> {
 /// The first given target option that a `--model` (a Stan library) does
 /// not use: everything but `--data`.
 pub fn model_option_error(given: &[String]) -> Option<String> {
-    const TARGET_OPTIONS: [&str; 11] = [
+    const TARGET_OPTIONS: [&str; 12] = [
         "dimension",
+        "classes",
         "label_column",
         "no_standardize",
         "no_intercept",
@@ -271,5 +277,14 @@ mod tests {
         assert!(target_option_error("gaussian", &given(&["covariance"])).is_some());
         assert!(target_option_error("gaussian", &given(&["shared_data"])).is_some());
         assert!(target_option_error("ark", &given(&["shared_data", "dimension"])).is_none());
+        // fashion-mnist takes a folder with --data and --classes, nothing of a CSV fit.
+        assert!(target_option_error("fashion-mnist", &given(&["data", "classes"])).is_none());
+        let e = target_option_error("fashion-mnist", &given(&["label_column"])).unwrap();
+        assert!(e.contains("is for --target logreg-csv"), "{e}");
+        let e = target_option_error("logreg-heart", &given(&["data"])).unwrap();
+        assert!(e.contains("fashion-mnist (its folder)"), "{e}");
+        let e = target_option_error("logreg-csv", &given(&["classes"])).unwrap();
+        assert!(e.contains("is for --target fashion-mnist"), "{e}");
+        assert!(model_option_error(&given(&["classes"])).is_some());
     }
 }

@@ -11,6 +11,9 @@
 //!   dimension, with the German credit data built in (D = 25);
 //! - [`LogisticRegressionModel`]: the same with a run-time dimension, on the
 //!   papers' five data sets ([`LogregDataset`]) or a user's CSV file;
+//!   [`FashionMnist`] builds one on two Fashion-MNIST classes (d = 784,
+//!   `--target fashion-mnist`, the stand-in for the QNHMC paper's MNIST 7 vs
+//!   9) and keeps their test images as a [`HeldOutSet`];
 //! - [`Posteriordb`]: eight schools (non-centred), sblrc-blr and arK from
 //!   posteriordb, with reference moments from its reference draws;
 //! - toys with exact normalised densities and artificial gradient noise
@@ -60,8 +63,8 @@ pub use gaussian_covariance::{GaussianCovariance, SYMMETRY_TOLERANCE};
 pub use linear_gaussian::{LinearGaussian, LinearGaussianError, LinearGaussianModel, Posterior};
 pub use logistic_regression::LogisticRegression;
 pub use logreg::{
-    CsvOptions, DataDescription, LabelMapping, LogisticRegressionModel, LogregDataset, Missing,
-    PAPER_PRIOR_VARIANCE, UnknownDataset,
+    CsvOptions, DataDescription, FashionMnist, FashionMnistNotFound, HeldOutSet, LabelMapping,
+    LogisticRegressionModel, LogregDataset, Missing, PAPER_PRIOR_VARIANCE, UnknownDataset,
 };
 pub(crate) use posteriordb::read_zipped_json;
 pub use posteriordb::{
