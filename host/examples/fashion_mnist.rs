@@ -13,10 +13,13 @@
 //!   for QNHMC on MNIST 7 vs 9).
 //!
 //! ```sh
-//! cargo run --release -p qnmc-host -- run --target fashion-mnist --sampler nuts \
+//! cargo run --release -p qnmc-host -- run --target fashion-mnist --sampler qnhmc \
 //!     --draws 200 --warmup 200 --chains 2 --output /tmp/fm-run --force
 //! cargo run --release -p qnmc-host --example fashion_mnist -- /tmp/fm-run
 //! ```
+//!
+//! (QNHMC's fixed 10 leapfrog steps make that a few minutes; the same run
+//! with NUTS did not finish in 84 minutes, docs/DATA.md.)
 //!
 //! The data folder is found as for `--target fashion-mnist` without
 //! `--data`: `$QNMC_FASHION_MNIST`, else /usr/share/datasets/fashion-mnist.
