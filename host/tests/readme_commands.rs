@@ -139,6 +139,31 @@ const SKIPPED: &[(&str, &str)] = &[
         "cargo bench -p qnmc-benches --bench step && python3 benches/median_table.py",
         "criterion timings: minutes, and they depend on the machine",
     ),
+    (
+        "cargo bench -p qnmc-benches --bench large_dimension",
+        "criterion timings at 10^5 and 10^6 coordinates: minutes and up to 0.7 GB; CI compiles the \
+         benches (`cargo bench --no-run`)",
+    ),
+    (
+        "qnmc run --target pmf --data ml-1m/ratings.dat --sampler sgld --batch-size 1000 --output pmf-fit",
+        "needs MovieLens's ratings.dat, whose licence forbids shipping it; the loader is tested on \
+         files the tests write (host/src/targets/pmf/data_tests.rs)",
+    ),
+    (
+        "apt-get install -y dataset-fashion-mnist",
+        "a system install as root (docs/DATA.md); the tests that need its files skip without it, \
+         and QNMC_REQUIRE_FASHION_MNIST=1 makes them fail",
+    ),
+    (
+        "cargo run --release -p qnmc-host -- run --target fashion-mnist --sampler qnhmc --draws 200 --warmup 200 --chains 2 --output fm-run",
+        "needs Debian's dataset-fashion-mnist, and takes minutes (d = 784, 12 000 images; 3.5 min \
+         measured, docs/DATA.md); host/src/targets/logreg/fashion_mnist_tests.rs tests the \
+         target's model",
+    ),
+    (
+        "cargo run --release -p qnmc-host --example fashion_mnist -- fm-run",
+        "needs the run above",
+    ),
 ];
 
 // ---------------------------------------------------------------------------

@@ -29,12 +29,15 @@ pub fn target_option_error(target: &str, given: &[String]) -> Option<String> {
     for id in given {
         let applies = match id.as_str() {
             "data" => Some((
-                target == "logreg-csv" || super::targets::RATINGS_FILE_TARGETS.contains(&target),
-                "is for --target logreg-csv (a CSV file) and pmf, bpmf (a MovieLens ratings.dat)",
+                target == "logreg-csv"
+                    || target == "fashion-mnist"
+                    || super::targets::RATINGS_FILE_TARGETS.contains(&target),
+                "is for --target logreg-csv (its CSV file), fashion-mnist (its folder) and pmf, bpmf (a MovieLens ratings.dat)",
             )),
             "label_column" | "no_standardize" | "no_intercept" | "prior_variance" => {
                 Some((target == "logreg-csv", "is for --target logreg-csv"))
             }
+            "classes" => Some((target == "fashion-mnist", "is for --target fashion-mnist")),
             "covariance" => Some((target == "gaussian-cov", "is for --target gaussian-cov")),
             "shared_data" => Some((
                 SHARED_DATA_TARGETS.contains(&target),
@@ -56,8 +59,9 @@ pub fn target_option_error(target: &str, given: &[String]) -> Option<String> {
 /// The first given target option that a `--model` (a Stan library) does
 /// not use: everything but `--data`.
 pub fn model_option_error(given: &[String]) -> Option<String> {
-    const TARGET_OPTIONS: [&str; 11] = [
+    const TARGET_OPTIONS: [&str; 12] = [
         "dimension",
+        "classes",
         "label_column",
         "no_standardize",
         "no_intercept",
@@ -282,5 +286,14 @@ mod tests {
         let e = target_option_error("pmf-small", &given(&["data"])).unwrap();
         assert!(e.contains("--data") && e.contains("pmf-small"), "{e}");
         assert!(target_option_error("pmf", &given(&["label_column"])).is_some());
+        // fashion-mnist takes a folder with --data and --classes, nothing of a CSV fit.
+        assert!(target_option_error("fashion-mnist", &given(&["data", "classes"])).is_none());
+        let e = target_option_error("fashion-mnist", &given(&["label_column"])).unwrap();
+        assert!(e.contains("is for --target logreg-csv"), "{e}");
+        let e = target_option_error("logreg-heart", &given(&["data"])).unwrap();
+        assert!(e.contains("fashion-mnist (its folder)"), "{e}");
+        let e = target_option_error("logreg-csv", &given(&["classes"])).unwrap();
+        assert!(e.contains("is for --target fashion-mnist"), "{e}");
+        assert!(model_option_error(&given(&["classes"])).is_some());
     }
 }

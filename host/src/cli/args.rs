@@ -253,10 +253,16 @@ pub struct TargetArgs {
     #[arg(long, value_parser = count(1))]
     pub dimension: Option<usize>,
     /// Data CSV of `logreg-csv`; MovieLens `ratings.dat` of `pmf` and
-    /// `bpmf` (default: their synthetic ratings); JSON data of a --model
-    /// (`.json`, or posteriordb's one-entry `.json.zip`).
+    /// `bpmf` (default: their synthetic ratings); the folder of the four IDX
+    /// files of `fashion-mnist` (default: $QNMC_FASHION_MNIST, else
+    /// /usr/share/datasets/fashion-mnist); JSON data of a --model (`.json`,
+    /// or posteriordb's one-entry `.json.zip`).
     #[arg(long)]
     pub data: Option<PathBuf>,
+    /// `fashion-mnist`: the two classes (0-9) to tell apart, label 0's
+    /// first (default 7,9: Sneaker vs Ankle boot).
+    #[arg(long, value_delimiter = ',', value_name = "A,B", value_parser = clap::value_parser!(u8).range(0..=9))]
+    pub classes: Vec<u8>,
     /// Label column of `logreg-csv` (header name).
     #[arg(long)]
     pub label_column: Option<String>,

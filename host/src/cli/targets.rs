@@ -7,15 +7,15 @@ use super::CliError;
 use super::args::TargetArgs;
 use crate::model::Model;
 use crate::targets::{
-    AmagoldDist1, AmagoldDist2, BayesianPmf, CsvOptions, DoubleWell, EightSchoolsCentered, Funnel,
-    GaussianCovariance, GaussianModel, GaussianPmf, LinearGaussian, LogisticRegressionModel,
-    LogregDataset, Posteriordb, PosteriordbPosterior, Ratings, RecipeCorrelated2d, RecipeQuadratic,
-    RecipeQuartic, SYNTHETIC_SEED, StochasticVolatility, SyntheticRecipe, YearsRegression,
-    read_movielens,
+    AmagoldDist1, AmagoldDist2, BayesianPmf, CsvOptions, DoubleWell, EightSchoolsCentered,
+    FashionMnist, Funnel, GaussianCovariance, GaussianModel, GaussianPmf, LinearGaussian,
+    LogisticRegressionModel, LogregDataset, Posteriordb, PosteriordbPosterior, Ratings,
+    RecipeCorrelated2d, RecipeQuadratic, RecipeQuartic, SYNTHETIC_SEED, StochasticVolatility,
+    SyntheticRecipe, YearsRegression, read_movielens,
 };
 
 /// Every `--target` name with a one-line description, as `qnmc list` prints them.
-pub const TARGETS: [(&str, &str); 26] = [
+pub const TARGETS: [(&str, &str); 27] = [
     (
         "gaussian",
         "N(0, 11'+4I), the QNHMC paper's benchmark (--dimension, default 100)",
@@ -51,6 +51,12 @@ pub const TARGETS: [(&str, &str); 26] = [
     (
         "logreg-csv",
         "logistic regression on --data FILE.csv --label-column NAME",
+    ),
+    (
+        "fashion-mnist",
+        "logistic regression, Fashion-MNIST Sneaker vs Ankle boot, 784 pixels, no intercept: the \
+         offline stand-in for the QNHMC paper's MNIST 7 vs 9 (--classes A,B; needs Debian's \
+         dataset-fashion-mnist or --data DIR)",
     ),
     (
         "double-well",
@@ -249,6 +255,36 @@ pub fn build_target(args: &TargetArgs) -> Result<Box<dyn Model>, CliError> {
                 model.column_names().join(", ")
             );
             Box::new(model)
+        }
+        "fashion-mnist" => {
+            let classes = match args.classes.as_slice() {
+                [] => FashionMnist::MNIST_STAND_IN,
+                &[a, b] if a != b => [a, b],
+                other => {
+                    return Err(CliError::Usage(format!(
+                        "--classes takes two different classes 0-9 separated by a comma \
+                         (e.g. 7,9), not {other:?}"
+                    )));
+                }
+            };
+            let dir = FashionMnist::locate(args.data.as_deref()).map_err(usage)?;
+            let start = std::time::Instant::now();
+            let data = FashionMnist::load(&dir, classes)?;
+            // Say what was read and how, as logreg-csv does.
+            let labels = data.train.label_mapping();
+            println!(
+                "fashion-mnist: {} ({:.1} s): {} training images, {} of them label 1; {} test \
+                 images held out; labels {labels}; covariates: the {} pixels / 255, not \
+                 standardised, no intercept; prior N(0, {}·I)",
+                dir.display(),
+                start.elapsed().as_secs_f64(),
+                data.train.len(),
+                data.train.positives(),
+                data.test.len(),
+                data.train.dimension(),
+                data.train.prior_variance(),
+            );
+            Box::new(data.train)
         }
         _ if name.starts_with("logreg-") => {
             let dataset: LogregDataset = name.parse().map_err(usage)?;

@@ -5,9 +5,12 @@
 //!   table reader that keeps each row's line number;
 //! - [`Records`]: the same parse one record at a time, for large files
 //!   (`logreg-csv` streams its data through it), hashing what it reads;
-//! - [`Sha256`]: the hash `model.json` records of a data file.
+//! - [`Sha256`]: the hash `model.json` records of a data file;
+//! - [`read_idx`], [`read_idx_images`], [`read_idx_labels`]: the IDX files
+//!   of the MNIST family (gzip-compressed or raw).
 
 mod error;
+mod idx;
 mod records;
 mod sha256;
 mod table;
@@ -16,6 +19,9 @@ mod table;
 mod tests;
 
 pub use error::{InputError, InputErrorKind};
+pub use idx::{IdxArray, IdxImages, parse_idx, read_idx, read_idx_images, read_idx_labels};
+#[cfg(test)]
+pub(crate) use idx::{gzip, idx_bytes};
 pub(crate) use records::duplicate_error;
 pub use records::{Records, Separator};
 pub use sha256::Sha256;

@@ -11,6 +11,9 @@
 //!   dimension, with the German credit data built in (D = 25);
 //! - [`LogisticRegressionModel`]: the same with a run-time dimension, on the
 //!   papers' five data sets ([`LogregDataset`]) or a user's CSV file;
+//!   [`FashionMnist`] builds one on two Fashion-MNIST classes (d = 784,
+//!   `--target fashion-mnist`, the stand-in for the QNHMC paper's MNIST 7 vs
+//!   9) and keeps their test images as a [`HeldOutSet`];
 //! - matrix factorisation on ratings: [`GaussianPmf`] (the HAMCMC paper's
 //!   eq. 17, `--target pmf`) and [`BayesianPmf`] (Salakhutdinov and Mnih's
 //!   model with diagonal precisions, the QNHMC paper's Table 3, `bpmf`), on
@@ -66,8 +69,8 @@ pub use gaussian_covariance::{GaussianCovariance, SYMMETRY_TOLERANCE};
 pub use linear_gaussian::{LinearGaussian, LinearGaussianError, LinearGaussianModel, Posterior};
 pub use logistic_regression::LogisticRegression;
 pub use logreg::{
-    CsvOptions, DataDescription, LabelMapping, LogisticRegressionModel, LogregDataset, Missing,
-    PAPER_PRIOR_VARIANCE, UnknownDataset,
+    CsvOptions, DataDescription, FashionMnist, FashionMnistNotFound, HeldOutSet, LabelMapping,
+    LogisticRegressionModel, LogregDataset, Missing, PAPER_PRIOR_VARIANCE, UnknownDataset,
 };
 pub use pmf::{
     BayesianPmf, BlockPartition, GaussianPmf, Hyper, MAX_SHARE_PER_USER, MIN_PER_USER, PmfError,

@@ -36,6 +36,13 @@ pub struct DataDescription {
     /// (mean, sd) of each covariate before standardisation; `None` when the
     /// covariates were used as they are.
     pub standardization: Option<Vec<(f64, f64)>>,
+    /// Which rows of the file were used and how they became covariates, when
+    /// that is not every row as it is (Fashion-MNIST: the images of two
+    /// classes, pixels scaled to [0, 1]).
+    pub selection: Option<String>,
+    /// How labels became 0 and 1, when not by the CSV rule of
+    /// [`LabelMapping`].
+    pub label_rule: Option<String>,
 }
 
 impl DataDescription {
@@ -225,13 +232,16 @@ impl Model for LogisticRegressionModel {
                 "dropped_row_lines": d.dropped_rows,
                 "rows_used": self.len(),
                 "label_1_rows": self.positives(),
+                "selection": d.selection,
             },
             "label": {
                 "column": d.label_column,
                 "zero": self.label_mapping.zero,
                 "one": self.label_mapping.one,
-                "rule": "numbers: 0/1 kept, else the smaller value is 0; words (case ignored): \
-                         the first alphabetically is 0",
+                "rule": d.label_rule.as_deref().unwrap_or(
+                    "numbers: 0/1 kept, else the smaller value is 0; words (case ignored): \
+                     the first alphabetically is 0"
+                ),
             },
             "covariates": d.covariates,
             "intercept": self.intercept,
