@@ -188,3 +188,17 @@ macro_rules! at_length {
 }
 
 pub(crate) use at_length;
+
+/// The run-time dimension in use for a stored value `stored` (0, the
+/// all-zero value of [`crate::in_place`], or anything ≥ D: D). Without the
+/// `runtime-dimension` feature every length is the constant D. Every
+/// structure with a run-time dimension (NUTS, `LbfgsMemory`, the samplers of
+/// `samplers/dimension.rs`) reads its stored value through this.
+#[inline]
+pub(crate) fn dimension_in_use<const D: usize>(stored: usize) -> usize {
+    if cfg!(feature = "runtime-dimension") && stored != 0 && stored < D {
+        stored
+    } else {
+        D
+    }
+}

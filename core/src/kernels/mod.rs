@@ -36,5 +36,5 @@ mod vectors;
 #[cfg(runtime_avx2)]
 pub(crate) use dispatch::use_avx2;
 pub use dispatch::{MIN_WIDE_LENGTH, RUNTIME_DISPATCH, kernels_in_use, set_avx2_allowed};
-pub(crate) use dispatch::{at_length, vector_kernel};
+pub(crate) use dispatch::{at_length, dimension_in_use, vector_kernel};
 pub use vectors::*;

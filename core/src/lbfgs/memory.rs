@@ -185,12 +185,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMemory<T, D, M> {
     /// said otherwise).
     #[inline]
     pub fn dimension(&self) -> usize {
-        // Without the feature every length is the constant D.
-        if cfg!(feature = "runtime-dimension") && self.dimension != 0 && self.dimension < D {
-            self.dimension
-        } else {
-            D
-        }
+        crate::kernels::dimension_in_use::<D>(self.dimension)
     }
 
     /// Works on the first `n` entries of every vector from now on (1 ≤ n ≤

@@ -65,6 +65,7 @@ use rand_core::Rng;
 
 use super::sampler::{Sampler, Step};
 
+use super::in_place_constructors::evaluate_start;
 use super::metropolis::metropolis;
 use crate::error::{Error, require_non_negative, require_positive};
 use crate::kernels::{all_finite, axpy_leading};
@@ -251,14 +252,12 @@ impl<T: Real, const D: usize> Amagold<T, D> {
         target: &P,
     ) -> Result<(), Error> {
         settings.validate()?;
-        if !all_finite(initial_position) {
-            return Err(Error::NonFiniteInitialState);
-        }
-        self.proposal.copy_from_slice(initial_position);
-        let u = target.potential_and_gradient(&self.proposal, &mut self.noise);
-        if !u.is_finite() || !all_finite(&self.noise) {
-            return Err(Error::NonFiniteInitialState);
-        }
+        evaluate_start(
+            initial_position,
+            target,
+            &mut self.proposal,
+            &mut self.noise,
+        )?;
         Ok(())
     }
 
@@ -270,14 +269,12 @@ impl<T: Real, const D: usize> Amagold<T, D> {
         target: &P,
     ) -> Result<(), Error> {
         settings.validate()?;
-        if !all_finite(initial_position) {
-            return Err(Error::NonFiniteInitialState);
-        }
-        self.position.copy_from_slice(initial_position);
-        let potential = target.potential_and_gradient(&self.position, &mut self.gradient);
-        if !potential.is_finite() || !all_finite(&self.gradient) {
-            return Err(Error::NonFiniteInitialState);
-        }
+        let potential = evaluate_start(
+            initial_position,
+            target,
+            &mut self.position,
+            &mut self.gradient,
+        )?;
         self.settings = settings;
         self.potential = potential;
         self.dimension = D;

@@ -10,16 +10,7 @@ use crate::error::Error;
 use crate::kernels::zero_from;
 use crate::real::Real;
 
-/// The dimension in use for a stored value `stored` (0: D).
-#[inline]
-pub(crate) fn in_use<const D: usize>(stored: usize) -> usize {
-    // Without the feature every length is the constant D.
-    if cfg!(feature = "runtime-dimension") && stored != 0 && stored < D {
-        stored
-    } else {
-        D
-    }
-}
+pub(crate) use crate::kernels::dimension_in_use as in_use;
 
 /// Checks a new run-time dimension `n` for a sampler at `position` that has
 /// (`started`) or has not yet taken a step: 1 ≤ n ≤ D, before the first

@@ -5,6 +5,7 @@ use rand_core::Rng;
 
 use super::sampler::{Sampler, Step};
 
+use super::in_place_constructors::evaluate_start;
 use super::metropolis::metropolis;
 use crate::error::{Error, require_positive};
 use crate::integrator::PhasePoint;
@@ -124,15 +125,13 @@ impl<T: Real, const D: usize> Hmc<T, D, IdentityMetric> {
         target: &P,
     ) -> Result<(), Error> {
         settings.validate()?;
-        if !all_finite(initial_position) {
-            return Err(Error::NonFiniteInitialState);
-        }
         let point = &mut self.point;
-        point.position.copy_from_slice(initial_position);
-        let potential = target.potential_and_gradient(&point.position, &mut point.gradient);
-        if !potential.is_finite() || !all_finite(&point.gradient) {
-            return Err(Error::NonFiniteInitialState);
-        }
+        evaluate_start(
+            initial_position,
+            target,
+            &mut point.position,
+            &mut point.gradient,
+        )?;
         Ok(())
     }
 
@@ -144,14 +143,12 @@ impl<T: Real, const D: usize> Hmc<T, D, IdentityMetric> {
         target: &P,
     ) -> Result<(), Error> {
         settings.validate()?;
-        if !all_finite(initial_position) {
-            return Err(Error::NonFiniteInitialState);
-        }
-        self.position.copy_from_slice(initial_position);
-        let potential = target.potential_and_gradient(&self.position, &mut self.gradient);
-        if !potential.is_finite() || !all_finite(&self.gradient) {
-            return Err(Error::NonFiniteInitialState);
-        }
+        let potential = evaluate_start(
+            initial_position,
+            target,
+            &mut self.position,
+            &mut self.gradient,
+        )?;
         self.settings = settings;
         self.potential = potential;
         self.dimension = D;

@@ -14,6 +14,11 @@
 //!   sampler's scratch vectors to evaluate the target), so that a `reset`
 //!   that fails leaves the chain as it was.
 
+use crate::error::Error;
+use crate::kernels::all_finite;
+use crate::real::Real;
+use crate::target::Potential;
+
 /// `in_place_constructors!(impl[T: Real, const D: usize] Sgld<T, D> {
 /// settings: SgldSettings<T> })`, or with `, target: target: P` after the
 /// settings for a sampler that evaluates the target at its start.
@@ -68,3 +73,25 @@ macro_rules! in_place_constructors {
 }
 
 pub(crate) use in_place_constructors;
+
+/// Copies `initial_position` into `position` and evaluates the target there
+/// into `gradient`: U, or [`Error::NonFiniteInitialState`] when the start,
+/// U or ∇U is not finite. What the samplers that evaluate their start (HMC,
+/// QNHMC, AMAGOLD) do in `initialize_zeroed` (into their state) and in
+/// `check_reset` (into scratch vectors).
+pub(crate) fn evaluate_start<T: Real, const D: usize, P: Potential<T, D>>(
+    initial_position: &[T; D],
+    target: &P,
+    position: &mut [T; D],
+    gradient: &mut [T; D],
+) -> Result<T, Error> {
+    if !all_finite(initial_position) {
+        return Err(Error::NonFiniteInitialState);
+    }
+    position.copy_from_slice(initial_position);
+    let potential = target.potential_and_gradient(position, gradient);
+    if !potential.is_finite() || !all_finite(gradient) {
+        return Err(Error::NonFiniteInitialState);
+    }
+    Ok(potential)
+}

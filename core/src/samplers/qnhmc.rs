@@ -27,6 +27,7 @@ use rand_core::Rng;
 
 use super::sampler::{Sampler, Step};
 
+use super::in_place_constructors::evaluate_start;
 use super::metropolis::metropolis;
 use crate::error::{Error, require_positive};
 use crate::kernels::{all_finite, axpy_leading, dot_leading};
@@ -222,14 +223,12 @@ impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
     ) -> Result<(), Error> {
         settings.validate_step()?;
         LbfgsMemory::<T, D, M>::validate(&settings.lbfgs)?;
-        if !all_finite(initial_position) {
-            return Err(Error::NonFiniteInitialState);
-        }
-        self.proposal.copy_from_slice(initial_position);
-        let potential = target.potential_and_gradient(&self.proposal, &mut self.proposal_gradient);
-        if !potential.is_finite() || !all_finite(&self.proposal_gradient) {
-            return Err(Error::NonFiniteInitialState);
-        }
+        evaluate_start(
+            initial_position,
+            target,
+            &mut self.proposal,
+            &mut self.proposal_gradient,
+        )?;
         Ok(())
     }
 
@@ -243,14 +242,12 @@ impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
     ) -> Result<(), Error> {
         settings.validate_step()?;
         self.memory.initialize_zeroed(settings.lbfgs)?;
-        if !all_finite(initial_position) {
-            return Err(Error::NonFiniteInitialState);
-        }
-        self.position.copy_from_slice(initial_position);
-        let potential = target.potential_and_gradient(&self.position, &mut self.gradient);
-        if !potential.is_finite() || !all_finite(&self.gradient) {
-            return Err(Error::NonFiniteInitialState);
-        }
+        let potential = evaluate_start(
+            initial_position,
+            target,
+            &mut self.position,
+            &mut self.gradient,
+        )?;
         self.settings = settings;
         self.tentative.set_capacity(settings.lbfgs.max_pairs);
         self.frozen = settings.memory_update == MemoryUpdate::FreezeAfter(0);

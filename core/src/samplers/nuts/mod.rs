@@ -151,12 +151,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
     /// zero (D unless `set_dimension` (feature `runtime-dimension`) said otherwise).
     #[inline]
     pub fn dimension(&self) -> usize {
-        // Without the feature every length is the constant D.
-        if cfg!(feature = "runtime-dimension") && self.dimension != 0 && self.dimension < D {
-            self.dimension
-        } else {
-            D
-        }
+        crate::kernels::dimension_in_use::<D>(self.dimension)
     }
 
     /// Moves only the first `n` coordinates (1 ≤ n ≤ D) from now on (feature
