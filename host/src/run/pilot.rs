@@ -91,9 +91,10 @@ pub struct Curvature {
 pub struct SgDefaults {
     /// Step size ε.
     pub step_size: f64,
-    /// Thinning (kept iteration every `thin`).
+    /// Thinning (kept iteration every `thin`): the pilot's choice, or the
+    /// one the user gave ([`apply_pilot`] records what the run uses).
     pub thin: usize,
-    /// Warm-up iterations.
+    /// Warm-up iterations (chosen or given, as [`thin`](Self::thin)).
     pub warmup: usize,
     /// HAMCMC's γ.
     pub gamma: Option<f64>,
@@ -436,11 +437,19 @@ pub fn apply_pilot(
     if chosen.friction.is_some() {
         settings.friction = chosen.friction;
     }
+    let mut chosen = chosen;
+    // What the run uses: the pilot's lengths, or the ones the user gave
+    // (so the printed line and the CSV header never name lengths the run
+    // did not use).
     if lengths.warmup {
         settings.warmup = chosen.warmup;
+    } else {
+        chosen.warmup = settings.warmup;
     }
     if lengths.thin {
         settings.thin = chosen.thin;
+    } else {
+        chosen.thin = settings.thin;
     }
     settings.pilot = Some(chosen.clone());
     Ok(Some(chosen))
@@ -592,6 +601,35 @@ mod tests {
         assert_eq!((s.warmup, s.thin), (1000, 1));
         assert_eq!(s.step_size, Some(chosen.step_size));
         assert_eq!(s.pilot.as_ref(), Some(&chosen));
+        // ... and what the pilot reports (printed, and in the CSV header) is
+        // what the run uses, not the lengths it would have chosen.
+        let mut s = RunSettings {
+            warmup: 33,
+            thin: 7,
+            ..RunSettings::default()
+        };
+        let chosen = apply_pilot(
+            &Diagonal,
+            SamplerKind::Sgld,
+            &mut s,
+            PilotLengths::default(),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!((s.warmup, s.thin), (33, 7));
+        assert_eq!((chosen.warmup, chosen.thin), (33, 7));
+        let chosen_alone = apply_pilot(
+            &Diagonal,
+            SamplerKind::Sgld,
+            &mut RunSettings::default(),
+            PilotLengths {
+                warmup: true,
+                thin: true,
+            },
+        )
+        .unwrap()
+        .unwrap();
+        assert_ne!((chosen_alone.warmup, chosen_alone.thin), (33, 7));
     }
 
     /// Every sampler without a Metropolis test, with the pilot's settings,
