@@ -18,6 +18,7 @@ use crate::chart::Chart;
 
 pub mod amagold_fig1;
 pub mod hamcmc_fig2;
+pub mod hamcmc_fig5;
 pub mod qnhmc_table1;
 pub mod recipe_fig2;
 pub mod sg_conditioning;
@@ -30,6 +31,7 @@ pub const NAMES: &[&str] = &[
     "qnhmc-table1",
     "zhang-sutton-table2",
     "hamcmc-fig2",
+    "hamcmc-fig5",
     "amagold-fig1",
     "recipe-fig2",
     "sg-conditioning",
@@ -78,6 +80,7 @@ pub fn run(name: &str, options: &ReproduceOptions) -> Option<Reproduction> {
         "qnhmc-table1" => Some(qnhmc_table1::run(options)),
         "zhang-sutton-table2" => Some(zhang_sutton_table2::run(options)),
         "hamcmc-fig2" => Some(hamcmc_fig2::run(options)),
+        "hamcmc-fig5" => Some(hamcmc_fig5::run(options)),
         "amagold-fig1" => Some(amagold_fig1::run(options)),
         "recipe-fig2" => Some(recipe_fig2::run(options)),
         "sg-conditioning" => Some(sg_conditioning::run(options)),
