@@ -22,6 +22,7 @@ pub mod hamcmc_fig5;
 pub mod qnhmc_table1;
 pub mod recipe_fig2;
 pub mod sg_conditioning;
+pub mod zhang_sutton_fig2;
 pub mod zhang_sutton_table2;
 
 mod report;
@@ -30,6 +31,7 @@ mod report;
 pub const NAMES: &[&str] = &[
     "qnhmc-table1",
     "zhang-sutton-table2",
+    "zhang-sutton-fig2",
     "hamcmc-fig2",
     "hamcmc-fig5",
     "amagold-fig1",
@@ -79,6 +81,7 @@ pub fn run(name: &str, options: &ReproduceOptions) -> Option<Reproduction> {
     match name {
         "qnhmc-table1" => Some(qnhmc_table1::run(options)),
         "zhang-sutton-table2" => Some(zhang_sutton_table2::run(options)),
+        "zhang-sutton-fig2" => Some(zhang_sutton_fig2::run(options)),
         "hamcmc-fig2" => Some(hamcmc_fig2::run(options)),
         "hamcmc-fig5" => Some(hamcmc_fig5::run(options)),
         "amagold-fig1" => Some(amagold_fig1::run(options)),

@@ -88,6 +88,46 @@ pub(crate) fn log_spaced(n: usize, per_decade: usize) -> Vec<usize> {
     out
 }
 
+/// The 0.975 quantile of Student's t with `df` degrees of freedom (a table
+/// to df = 30, the normal 1.96 beyond; NaN for df = 0).
+pub(crate) fn t_quantile_975(df: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::NAN,
+        1..=30 => TABLE[df - 1],
+        _ => 1.96,
+    }
+}
+
+/// Mean of `values` and the half-width of its 95 % Student-t interval,
+/// t₀.₉₇₅(n − 1)·s/√n (NaN half-width for fewer than two values).
+pub(crate) fn mean_interval(values: &[f64]) -> (f64, f64) {
+    let n = values.len();
+    if n == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    if n < 2 {
+        return (mean, f64::NAN);
+    }
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    (mean, t_quantile_975(n - 1) * (var / n as f64).sqrt())
+}
+
+/// `mean ± half` formatted with [`number`] (just the mean when the half-width
+/// is NaN).
+pub(crate) fn with_interval((mean, half): (f64, f64)) -> String {
+    if half.is_nan() {
+        number(mean)
+    } else {
+        format!("{} ± {}", number(mean), number(half))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +146,16 @@ mod tests {
         let t = thin(&pts, 100);
         assert!(t.len() <= 102, "{}", t.len());
         assert_eq!(t.last(), pts.last());
+    }
+
+    #[test]
+    fn mean_interval_uses_student_t() {
+        let (m, h) = mean_interval(&[1.0, 2.0, 3.0]);
+        assert_eq!(m, 2.0);
+        // s = 1, t(2) = 4.303, n = 3.
+        assert!((h - 4.303 / 3f64.sqrt()).abs() < 1e-12, "{h}");
+        assert!(mean_interval(&[5.0]).1.is_nan());
+        assert_eq!(with_interval((2.0, f64::NAN)), "2.00");
     }
 
     #[test]
