@@ -16,7 +16,9 @@
 
 use crate::chart::Chart;
 
+pub mod amagold_common;
 pub mod amagold_fig1;
+pub mod amagold_fig2;
 pub mod hamcmc_fig2;
 pub mod qnhmc_table1;
 pub mod recipe_fig2;
@@ -31,6 +33,7 @@ pub const NAMES: &[&str] = &[
     "zhang-sutton-table2",
     "hamcmc-fig2",
     "amagold-fig1",
+    "amagold-fig2",
     "recipe-fig2",
     "sg-conditioning",
 ];
@@ -79,6 +82,7 @@ pub fn run(name: &str, options: &ReproduceOptions) -> Option<Reproduction> {
         "zhang-sutton-table2" => Some(zhang_sutton_table2::run(options)),
         "hamcmc-fig2" => Some(hamcmc_fig2::run(options)),
         "amagold-fig1" => Some(amagold_fig1::run(options)),
+        "amagold-fig2" => Some(amagold_fig2::run(options)),
         "recipe-fig2" => Some(recipe_fig2::run(options)),
         "sg-conditioning" => Some(sg_conditioning::run(options)),
         _ => None,
