@@ -21,14 +21,12 @@
 
 use std::fmt::Write as _;
 
-use qnmc::random::standard_normal;
-use qnmc::{
-    Amagold, AmagoldSettings, DualAveraging, DualAveragingSettings, Sghmc, SghmcSettings,
-    SghmcUpdate,
-};
+use qnmc::{Amagold, AmagoldSettings, DualAveraging, DualAveragingSettings, Sghmc, SghmcUpdate};
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 
+pub use super::amagold_common::{FRICTION, INNER_STEPS};
+use super::amagold_common::{mean_sd, sghmc_sample, sghmc_settings};
 use super::{ReproduceOptions, Reproduction};
 use crate::chart::{Chart, Scale, Series, SeriesStyle};
 use crate::targets::{AnalyticToy, DensityGrid, DoubleWell, symmetric_kl_divergence};
@@ -36,10 +34,6 @@ use crate::targets::{AnalyticToy, DensityGrid, DoubleWell, symmetric_kl_divergen
 /// The step sizes of Fig. 1d (the figure spans 0.01 … 0.25; App. G.1 names
 /// 0.05, 0.15 and 0.25).
 pub const STEP_SIZES: [f64; 6] = [0.01, 0.05, 0.1, 0.15, 0.2, 0.25];
-/// Friction β (paper §6 default).
-pub const FRICTION: f64 = 0.25;
-/// Inner steps T per Metropolis test (paper §6 default).
-pub const INNER_STEPS: u32 = 10;
 /// Burn-in samples (App. G.1).
 pub const BURN_IN: usize = 1000;
 /// Kept samples per run (App. G.1).
@@ -146,21 +140,14 @@ fn run_sghmc(
     seed: u64,
 ) -> RunResult {
     let mut rng = XorShiftRng::seed_from_u64(seed);
-    let settings = SghmcSettings {
-        update,
-        ..SghmcSettings::new(eps, 2.0 * FRICTION)
-    };
-    let mut sampler = Sghmc::new(settings, [0.0]).expect("valid settings and start");
+    let mut sampler =
+        Sghmc::new(sghmc_settings(eps, update), [0.0]).expect("valid settings and start");
     let mut out = Vec::with_capacity(samples);
     let mut failures = 0;
     for k in 0..BURN_IN + samples {
-        let r: f64 = standard_normal(&mut rng);
-        let _ = sampler.set_momentum([r]);
-        for _ in 0..INNER_STEPS {
-            // A non-finite step leaves the state unchanged; it is counted and
-            // the divergence shows in the density error.
-            failures += sampler.step(target, &mut rng).is_err() as usize;
-        }
+        // A non-finite step leaves the state unchanged; it is counted and
+        // the divergence shows in the density error.
+        failures += sghmc_sample(&mut sampler, target, &mut rng);
         if k >= BURN_IN {
             out.push(*sampler.position());
         }
@@ -171,19 +158,6 @@ fn run_sghmc(
         acceptance: 1.0,
         final_step_size: eps,
     }
-}
-
-/// Mean and standard deviation (n − 1) of a few numbers (sd 0 for one).
-fn mean_sd(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    if v.len() < 2 {
-        return (m, 0.0);
-    }
-    (
-        m,
-        (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt(),
-    )
 }
 
 /// One cell of the table: symmetric KL (mean, sd over repeats) and acceptance.
@@ -547,6 +521,7 @@ mod tests {
     use super::*;
 
     use qnmc::MinibatchPotential;
+    use qnmc::random::standard_normal;
 
     /// SGHMC written out from AMAGOLD's Algorithm 1 (σ = 1), the loop this
     /// reproduction ran before the core had the position-first order:
@@ -616,12 +591,6 @@ mod tests {
         assert_eq!(a.samples, b.samples);
         let c = run_sghmc(&t, 0.1, SghmcUpdate::PositionFirst, 50, 4);
         assert_ne!(a.samples, c.samples);
-    }
-
-    #[test]
-    fn mean_sd_of_known_values() {
-        assert_eq!(mean_sd(&[1.0, 3.0]), (2.0, 2f64.sqrt()));
-        assert_eq!(mean_sd(&[5.0]), (5.0, 0.0));
     }
 
     /// Potential is implemented: the full U is what the MH test uses.
