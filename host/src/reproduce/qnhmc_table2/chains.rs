@@ -252,13 +252,16 @@ pub fn run(kind: Kind, seed: u64, data: &Data, lengths: Lengths) -> Trace {
     }
 }
 
+/// One update of a boxed sampler.
+type StepFn<'a> = dyn FnMut(&mut XorShiftRng) -> StepStats<f64> + 'a;
+
 /// Fixed-ε HMC or QNHMC (M = I) at the paper's ε from w = 0 for `draws`
 /// updates: (accepted, mean acceptance probability).
 pub fn probe_paper_step(kind: Kind, seed: u64, data: &Data, draws: usize) -> (usize, f64) {
     let train = &data.train;
     let mut rng = XorShiftRng::seed_from_u64(seed);
     let start = [0.0; DIMENSION];
-    let mut step: Box<dyn FnMut(&mut XorShiftRng) -> StepStats<f64>> = match kind {
+    let mut step: Box<StepFn<'_>> = match kind {
         Kind::Qnhmc => {
             let settings = QnhmcSettings::new(PAPER_STEP_SIZE, LEAPFROG_STEPS, MEMORY);
             let mut s = Qnhmc::<f64, DIMENSION, MEMORY>::new_boxed(settings, &start, train)
