@@ -22,6 +22,7 @@ pub mod amagold_fig2;
 pub mod hamcmc_fig2;
 pub mod hamcmc_fig5;
 pub mod qnhmc_table1;
+pub mod qnhmc_table2;
 pub mod recipe_fig2;
 pub mod sg_conditioning;
 pub mod zhang_sutton_fig2;
@@ -32,6 +33,7 @@ mod report;
 /// Names accepted by [`run`] (and `qnmc reproduce NAME`), in display order.
 pub const NAMES: &[&str] = &[
     "qnhmc-table1",
+    "qnhmc-table2",
     "zhang-sutton-table2",
     "zhang-sutton-fig2",
     "hamcmc-fig2",
@@ -83,6 +85,7 @@ pub struct Reproduction {
 pub fn run(name: &str, options: &ReproduceOptions) -> Option<Reproduction> {
     match name {
         "qnhmc-table1" => Some(qnhmc_table1::run(options)),
+        "qnhmc-table2" => Some(qnhmc_table2::run(options)),
         "zhang-sutton-table2" => Some(zhang_sutton_table2::run(options)),
         "zhang-sutton-fig2" => Some(zhang_sutton_fig2::run(options)),
         "hamcmc-fig2" => Some(hamcmc_fig2::run(options)),
