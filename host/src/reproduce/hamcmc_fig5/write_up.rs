@@ -152,11 +152,13 @@ fn table(e: &Experiment) -> String {
             with_range(ms)
         );
         for &t in &points {
-            let _ = write!(
-                md,
-                " {} |",
-                with_range(spread(c.iter().map(|c| c.mean_rmse_at(t))))
-            );
+            let values: Vec<f64> = c.iter().map(|c| c.mean_rmse_at(t)).collect();
+            let reached = values.iter().filter(|v| !v.is_nan()).count();
+            let _ = write!(md, " {}", with_range(spread(values)));
+            if reached > 0 && reached < c.len() {
+                let _ = write!(md, " ({reached} of {} chains)", c.len());
+            }
+            md.push_str(" |");
         }
         let last = spread(
             c.iter()
@@ -175,8 +177,10 @@ fn table(e: &Experiment) -> String {
         );
     }
     md.push_str(
-        "\nEach cell: median [smallest, largest] over the seeds (a plain number when they \
-         agree to the digits shown or there is one seed).\n",
+        "\nEach cell: median [smallest, largest] over the chains that got there (a plain \
+         number when they agree to the digits shown or there is one); a chain that stopped \
+         early has no averaged RMSE after it stopped, and its last draw is its last finite \
+         one.\n",
     );
     md
 }

@@ -79,6 +79,17 @@ fn setting_text(result: &SettingResult) -> String {
     }
 }
 
+/// [`setting_text`] short enough for a chart's title (the charts' font
+/// has no combining hat or superscript T).
+fn setting_title(result: &SettingResult) -> String {
+    let s = result.setting;
+    let step = match s.fixed_step {
+        None => "tuned ε".to_string(),
+        Some(e) => format!("ε = {e}"),
+    };
+    format!("{step}, L = {} / {}", s.hmc_leapfrog, s.bfgs_leapfrog)
+}
+
 fn table(md: &mut String, result: &SettingResult, dimension: usize, kept: usize) {
     let _ = writeln!(
         md,
@@ -247,7 +258,7 @@ fn discussion(md: &mut String, tuned: &SettingResult, dimension: usize) {
          L = {}, so the per-gradient comparison (ESS per 1000 gradients, second chart) is the \
          fair one; the paper compares per draw.\n\
          - **Dimension.** Both runs use D = {dimension}, also for `--quick` (shorter runs, fewer \
-         seeds); the cost of both samplers is O(D) per gradient here (Σ⁻¹x by Sherman–Morrison).\n",
+         seeds); the cost of both samplers is O(D) per gradient here (Σ⁻¹x by Sherman–Morrison).",
         number(angle),
         dimension + 4,
         number(sd),
@@ -277,7 +288,7 @@ fn acf_chart(stem: &str, title: String, x_label: &str, series: Vec<Series>) -> C
         file_stem: stem.to_string(),
         title,
         x_label: x_label.to_string(),
-        y_label: "autocorrelation of uᵀx".to_string(),
+        y_label: "autocorrelation of u·x".to_string(),
         x_scale: Scale::Linear,
         y_scale: Scale::Linear,
         series,
@@ -295,7 +306,7 @@ pub(super) fn charts(results: &[SettingResult]) -> Vec<Chart> {
         let bfgs = mean_acf(&r.bfgs);
         out.push(acf_chart(
             &format!("zhang-sutton-fig2-acf-{}", s.name),
-            format!("ACF along the leading eigenvector ({})", setting_text(r)),
+            format!("ACF along u = 1/√D ({})", setting_title(r)),
             "lag (draws of a chain)",
             vec![
                 acf_series("HMC", &hmc, 1.0),
@@ -305,7 +316,7 @@ pub(super) fn charts(results: &[SettingResult]) -> Vec<Chart> {
         if i == 0 {
             out.push(acf_chart(
                 &format!("zhang-sutton-fig2-acf-{}-gradients", s.name),
-                "ACF along the leading eigenvector against cost".to_string(),
+                "ACF along u = 1/√D against gradients".to_string(),
                 "lag × gradients per draw of a chain",
                 vec![
                     acf_series("HMC", &hmc, f64::from(s.hmc_leapfrog)),
