@@ -147,7 +147,7 @@ pub struct Run {
 }
 
 /// The checkpoints of the KL curves: about 5 per decade from
-/// [`FIRST_CHECKPOINT`] to `samples`, `samples` included.
+/// `FIRST_CHECKPOINT` to `samples`, `samples` included.
 pub fn checkpoints(samples: usize) -> Vec<usize> {
     super::super::report::log_spaced(samples, 5)
         .into_iter()

@@ -10,7 +10,7 @@
 //! - Fig. 7 (App. G.2.2): symmetric KL against sampling time, SGHMC vs
 //!   AMAGOLD at ε = 0.15 on both targets.
 //!
-//! Every chain is one of the shared samplers ([`Chain`]): each sample costs T
+//! Every chain is one of the shared samplers ([`Chain`](super::amagold_common::Chain)): each sample costs T
 //! gradients, β = 0.25, T = 10, reversible AMAGOLD, HMC with L = T. The
 //! density estimate is a histogram of 0.5-wide square cells on a box holding
 //! all but a negligible part of π, add-½ smoothed, against the exact cell

@@ -2,7 +2,7 @@
 //! ℓ2-regularised negative log-likelihood, U_λ(w) = −log p(t | w) + λ|w|²/2,
 //! from w = 0 with the fixed step 1/L_λ, L_λ = ¼ λ_max(XᵀX) + λ (the
 //! Lipschitz constant of ∇U_λ, so every step decreases U_λ). The paper
-//! "trial[s] several time[s] to choose the near-optimal hyperparameter":
+//! "trial\[s\] several time\[s\] to choose the near-optimal hyperparameter":
 //! we run every λ of [`LAMBDAS`] and keep the one whose final test error is
 //! lowest (chosen on the test set, as the paper seems to: optimistic for the
 //! baseline).
