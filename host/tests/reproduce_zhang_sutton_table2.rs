@@ -98,8 +98,27 @@ fn unknown_reproduction_is_none_and_every_name_runs_or_says_not_built() {
         assert_eq!(rep.name, name);
         assert!(!rep.markdown.is_empty());
     }
-    assert_eq!(reproduce::NAMES.len(), 6);
-    assert!(reproduce::NAMES.contains(&"sg-conditioning"));
+    // Every experiment the docs name is listed, once.
+    let expected = [
+        "qnhmc-table1",
+        "qnhmc-table2",
+        "zhang-sutton-table2",
+        "zhang-sutton-fig2",
+        "hamcmc-fig2",
+        "hamcmc-fig5",
+        "amagold-fig1",
+        "amagold-fig2",
+        "recipe-fig2",
+        "sg-conditioning",
+    ];
+    let mut names = reproduce::NAMES.to_vec();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), reproduce::NAMES.len(), "a name listed twice");
+    for name in expected {
+        assert!(reproduce::NAMES.contains(&name), "{name} not listed");
+    }
+    assert_eq!(reproduce::NAMES.len(), expected.len());
 }
 
 /// The full run; prints the report (used to measure the numbers quoted in
