@@ -102,6 +102,7 @@ fn unknown_reproduction_is_none_and_every_name_runs_or_says_not_built() {
     let expected = [
         "qnhmc-table1",
         "qnhmc-table2",
+        "qnhmc-table3",
         "zhang-sutton-table2",
         "zhang-sutton-fig2",
         "hamcmc-fig2",

@@ -21,8 +21,10 @@ pub mod amagold_fig1;
 pub mod amagold_fig2;
 pub mod hamcmc_fig2;
 pub mod hamcmc_fig5;
+pub mod movielens;
 pub mod qnhmc_table1;
 pub mod qnhmc_table2;
+pub mod qnhmc_table3;
 pub mod recipe_fig2;
 pub mod sg_conditioning;
 pub mod zhang_sutton_fig2;
@@ -34,6 +36,7 @@ mod report;
 pub const NAMES: &[&str] = &[
     "qnhmc-table1",
     "qnhmc-table2",
+    "qnhmc-table3",
     "zhang-sutton-table2",
     "zhang-sutton-fig2",
     "hamcmc-fig2",
@@ -86,6 +89,7 @@ pub fn run(name: &str, options: &ReproduceOptions) -> Option<Reproduction> {
     match name {
         "qnhmc-table1" => Some(qnhmc_table1::run(options)),
         "qnhmc-table2" => Some(qnhmc_table2::run(options)),
+        "qnhmc-table3" => Some(qnhmc_table3::run(options)),
         "zhang-sutton-table2" => Some(zhang_sutton_table2::run(options)),
         "zhang-sutton-fig2" => Some(zhang_sutton_fig2::run(options)),
         "hamcmc-fig2" => Some(hamcmc_fig2::run(options)),

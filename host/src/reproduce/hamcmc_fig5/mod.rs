@@ -5,7 +5,7 @@
 //! constant step sizes (Appendix B, Table 3).
 //!
 //! The data are the MovieLens-1M-shaped synthetic set
-//! ([`SyntheticRecipe::movielens_1m`]: 6040 users × 3883 items, 1 000 209
+//! ([`SyntheticRecipe::movielens_1m`](crate::targets::SyntheticRecipe::movielens_1m): 6040 users × 3883 items, 1 000 209
 //! ratings, 10 % held out), or the real `ratings.dat` when
 //! [`RATINGS_VARIABLE`] names it (MovieLens's licence forbids shipping it).
 //! The run across machines is a separate piece of work; on one machine the
@@ -25,14 +25,13 @@ use rand_xorshift::XorShiftRng;
 
 pub use part_target::PartTarget;
 
+use super::movielens::ratings;
 use super::{ReproduceOptions, Reproduction};
 use crate::model::Model;
 use crate::run::LARGE_DIMENSION;
-use crate::targets::{GaussianPmf, Ratings, SYNTHETIC_SEED, SyntheticRecipe, read_movielens};
+use crate::targets::GaussianPmf;
 
-/// Environment variable naming a MovieLens-1M `ratings.dat` to run on
-/// instead of the synthetic set.
-pub const RATINGS_VARIABLE: &str = "QNMC_MOVIELENS_RATINGS";
+pub use super::movielens::RATINGS_VARIABLE;
 /// DSGLD's constant step size (Table 3).
 pub const SGLD_STEP: f64 = 1e-4;
 /// PSGLD's constant step size, decay α and regulariser λ (Table 3).
@@ -182,31 +181,6 @@ pub struct Experiment {
     pub mean_baseline: f64,
     /// Each sampler's chains.
     pub runs: Vec<Runs>,
-}
-
-fn ratings(options: &ReproduceOptions) -> Result<(Ratings, String), String> {
-    if options.quick {
-        let recipe = SyntheticRecipe::movielens_1m_tenth(SYNTHETIC_SEED);
-        return recipe
-            .build()
-            .map(|r| (r, "the synthetic set of `pmf-small` (604 × 388)".into()))
-            .map_err(|e| e.to_string());
-    }
-    if let Some(path) = std::env::var_os(RATINGS_VARIABLE) {
-        let shown = std::path::Path::new(&path).display().to_string();
-        return read_movielens(&path)
-            .map(|r| (r, format!("MovieLens-1M `{shown}`")))
-            .map_err(|e| e.to_string());
-    }
-    SyntheticRecipe::movielens_1m(SYNTHETIC_SEED)
-        .build()
-        .map(|r| {
-            (
-                r,
-                "the MovieLens-1M-shaped synthetic set of `pmf` (6040 × 3883)".into(),
-            )
-        })
-        .map_err(|e| e.to_string())
 }
 
 /// Runs every sampler (one chain per seed in a quick run).
@@ -404,6 +378,7 @@ pub fn run(options: &ReproduceOptions) -> Reproduction {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::targets::SyntheticRecipe;
 
     /// The quick run (pmf-small's data): every sampler runs every iteration,
     /// the averaged RMSE is NaN exactly during burn-in and finite after,

@@ -9,9 +9,13 @@ use super::gradient_descent;
 use super::summary::{OverSeeds, Row};
 use crate::reproduce::report::number;
 
-/// The samplers sorted by `key` (ascending), as "A (x) < B (y) < …"; runs
-/// that never burned in last.
-fn ordering(rows: &[Row], key: impl Fn(&Row) -> &OverSeeds) -> String {
+/// The samplers sorted by `key` (ascending), as "A (x) < B (y) < …" with
+/// each x written by `show`; runs that never burned in last.
+fn ordering_shown(
+    rows: &[Row],
+    key: impl Fn(&Row) -> &OverSeeds,
+    show: impl Fn(f64) -> String,
+) -> String {
     let mut sorted: Vec<&Row> = rows.iter().collect();
     sorted.sort_by(|a, b| {
         let (x, y) = (key(a).mean, key(b).mean);
@@ -19,9 +23,14 @@ fn ordering(rows: &[Row], key: impl Fn(&Row) -> &OverSeeds) -> String {
     });
     sorted
         .iter()
-        .map(|r| format!("{} ({})", r.kind.label(), number(key(r).mean)))
+        .map(|r| format!("{} ({})", r.kind.label(), show(key(r).mean)))
         .collect::<Vec<_>>()
         .join(" < ")
+}
+
+/// [`ordering_shown`] with plain numbers.
+fn ordering(rows: &[Row], key: impl Fn(&Row) -> &OverSeeds) -> String {
+    ordering_shown(rows, key, number)
 }
 
 fn row(rows: &[Row], kind: Kind) -> Option<&Row> {
@@ -45,11 +54,36 @@ pub(super) fn discussion(r: &Results) -> String {
         ordering(rows, |r| &r.median_ess_per_second),
         ordering(rows, |r| &r.min_ess_per_second)
     );
+    let drifting: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.burn_in_gradients.mean.is_nan())
+        .map(|r| r.kind.label())
+        .collect();
+    if !drifting.is_empty() {
+        let _ = writeln!(
+            md,
+            "  Caveat: {} never entered the burn-in band, so {} kept draws are of {} still \
+             drifting towards the posterior, and {} ESS measures that drift, not mixing in \
+             the posterior.",
+            drifting.join(" and "),
+            if drifting.len() == 1 { "its" } else { "their" },
+            if drifting.len() == 1 {
+                "a chain"
+            } else {
+                "chains"
+            },
+            if drifting.len() == 1 { "its" } else { "their" },
+        );
+    }
     let _ = writeln!(
         md,
         "- **Test error** of the posterior predictive (the paper: the three samplers within \
          0.1 point, 4.93–5.01 %, GD 5.78 %): {}.",
-        ordering(rows, |r| &r.predictive_error)
+        ordering_shown(
+            rows,
+            |r| &r.predictive_error,
+            |e| format!("{} %", number(100.0 * e))
+        )
     );
     if let Some(best) = gradient_descent::best(&r.descent) {
         let beaten = rows

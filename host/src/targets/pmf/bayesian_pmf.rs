@@ -200,6 +200,11 @@ impl BayesianPmf {
         (0.5 * self.nu0, 0.5 / self.w0)
     }
 
+    /// β₀, the prior strength of each side's mean: μ | Λ ~ N(μ₀, (β₀Λ)⁻¹).
+    pub fn mean_prior_strength(&self) -> f64 {
+        self.beta0
+    }
+
     /// The coordinate of U_{user,k}: user·K + k.
     pub fn u_index(&self, user: usize, k: usize) -> usize {
         self.layout.user(user, k)
