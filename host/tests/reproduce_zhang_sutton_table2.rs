@@ -109,6 +109,7 @@ fn unknown_reproduction_is_none_and_every_name_runs_or_says_not_built() {
         "hamcmc-fig5",
         "amagold-fig1",
         "amagold-fig2",
+        "amagold-fig4",
         "recipe-fig2",
         "sg-conditioning",
     ];

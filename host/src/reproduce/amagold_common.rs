@@ -31,6 +31,11 @@ pub enum Kind {
     /// SGHMC (core [`Sghmc`]) in the given order, friction C = 2β, momentum
     /// resampled every T steps; no Metropolis test.
     Sghmc(SghmcUpdate),
+    /// SGHMC (core [`Sghmc`], position first, C = 2β) whose momentum is never
+    /// resampled: the friction alone balances the injected and the minibatch
+    /// noise (Chen et al.'s SGHMC; the paper's Algorithm 1 makes resampling
+    /// optional). A sample is T steps, as for the others.
+    SghmcPersistent,
     /// Reversible AMAGOLD (core [`Amagold::step`]) on stochastic gradients.
     Amagold,
 }
@@ -43,13 +48,14 @@ impl Kind {
             Kind::L2mc => "L2MC",
             Kind::Sghmc(SghmcUpdate::PositionFirst) => "SGHMC",
             Kind::Sghmc(SghmcUpdate::RecipeEuler) => "SGHMC (recipe Euler)",
+            Kind::SghmcPersistent => "SGHMC (no resampling)",
             Kind::Amagold => "AMAGOLD",
         }
     }
 
     /// Whether the sampler has a Metropolis test (its acceptance is < 1).
     pub fn has_test(self) -> bool {
-        !matches!(self, Kind::Sghmc(_))
+        !matches!(self, Kind::Sghmc(_) | Kind::SghmcPersistent)
     }
 }
 
@@ -62,6 +68,8 @@ pub enum Chain<const D: usize> {
     L2mc(Amagold<f64, D>),
     /// See [`Kind::Sghmc`].
     Sghmc(Sghmc<f64, D>),
+    /// See [`Kind::SghmcPersistent`].
+    SghmcPersistent(Sghmc<f64, D>),
     /// See [`Kind::Amagold`].
     Amagold(Amagold<f64, D>),
 }
@@ -134,6 +142,10 @@ impl<const D: usize> Chain<D> {
                 Sghmc::new(sghmc_settings(step_size, update), start)
                     .expect("valid settings and start"),
             ),
+            Kind::SghmcPersistent => Chain::SghmcPersistent(
+                Sghmc::new(sghmc_settings(step_size, SghmcUpdate::PositionFirst), start)
+                    .expect("valid settings and start"),
+            ),
         }
     }
 
@@ -155,6 +167,12 @@ impl<const D: usize> Chain<D> {
                 accepted: true,
                 failures: sghmc_sample(s, target, rng),
             },
+            Chain::SghmcPersistent(s) => Advance {
+                accepted: true,
+                failures: (0..INNER_STEPS)
+                    .map(|_| s.step(target, rng).is_err() as usize)
+                    .sum(),
+            },
         }
     }
 
@@ -163,7 +181,7 @@ impl<const D: usize> Chain<D> {
         match self {
             Chain::Hmc(s) => s.position(),
             Chain::L2mc(s) | Chain::Amagold(s) => s.position(),
-            Chain::Sghmc(s) => s.position(),
+            Chain::Sghmc(s) | Chain::SghmcPersistent(s) => s.position(),
         }
     }
 }

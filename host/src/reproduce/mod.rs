@@ -19,6 +19,7 @@ use crate::chart::Chart;
 pub mod amagold_common;
 pub mod amagold_fig1;
 pub mod amagold_fig2;
+pub mod amagold_fig4;
 pub mod hamcmc_fig2;
 pub mod hamcmc_fig5;
 pub mod movielens;
@@ -43,6 +44,7 @@ pub const NAMES: &[&str] = &[
     "hamcmc-fig5",
     "amagold-fig1",
     "amagold-fig2",
+    "amagold-fig4",
     "recipe-fig2",
     "sg-conditioning",
 ];
@@ -96,6 +98,7 @@ pub fn run(name: &str, options: &ReproduceOptions) -> Option<Reproduction> {
         "hamcmc-fig5" => Some(hamcmc_fig5::run(options)),
         "amagold-fig1" => Some(amagold_fig1::run(options)),
         "amagold-fig2" => Some(amagold_fig2::run(options)),
+        "amagold-fig4" => Some(amagold_fig4::run(options)),
         "recipe-fig2" => Some(recipe_fig2::run(options)),
         "sg-conditioning" => Some(sg_conditioning::run(options)),
         _ => None,
