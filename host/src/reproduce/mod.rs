@@ -19,6 +19,7 @@ use crate::chart::Chart;
 pub mod amagold_common;
 pub mod amagold_fig1;
 pub mod amagold_fig2;
+pub mod hamcmc_fig1;
 pub mod hamcmc_fig2;
 pub mod hamcmc_fig5;
 pub mod qnhmc_table1;
@@ -36,6 +37,7 @@ pub const NAMES: &[&str] = &[
     "qnhmc-table2",
     "zhang-sutton-table2",
     "zhang-sutton-fig2",
+    "hamcmc-fig1",
     "hamcmc-fig2",
     "hamcmc-fig5",
     "amagold-fig1",
@@ -88,6 +90,7 @@ pub fn run(name: &str, options: &ReproduceOptions) -> Option<Reproduction> {
         "qnhmc-table2" => Some(qnhmc_table2::run(options)),
         "zhang-sutton-table2" => Some(zhang_sutton_table2::run(options)),
         "zhang-sutton-fig2" => Some(zhang_sutton_fig2::run(options)),
+        "hamcmc-fig1" => Some(hamcmc_fig1::run(options)),
         "hamcmc-fig2" => Some(hamcmc_fig2::run(options)),
         "hamcmc-fig5" => Some(hamcmc_fig5::run(options)),
         "amagold-fig1" => Some(amagold_fig1::run(options)),
