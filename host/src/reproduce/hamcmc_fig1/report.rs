@@ -277,7 +277,7 @@ pub(super) fn markdown(r: &Results, options: &ReproduceOptions) -> String {
 
 const DISCUSSION: &str = "## What this says about the paper's figure\n\n\
 In our full run (the tables above) no sampler is stuck near the mode. At the paper's step \
-sizes SGLD is *over*-dispersed (spread about 1.5, about 14 % of its samples outside the 95 % \
+sizes SGLD is *over*-dispersed (spread about 1.6, about 15 % of its samples outside the 95 % \
 ellipse), and the linear calculation above says why: at ε_t ≈ 2·10⁻⁵ the minibatch \
 gradient's error (batches of 10 out of 1000) injects about as much variance as the Langevin \
 noise itself. The same term inflates pSGLD and, at its larger tuned step, SGRLD. HAMCMC at the \
@@ -285,8 +285,8 @@ paper's a_ε = 10⁻⁶ is over-dispersed by more than an order of magnitude (sp
 M = 2 its L-BFGS memory holds a single pair, so its H keeps one eigenvalue near the initial \
 γ = 50 while the posterior variance is at most 0.01 in every direction, and the gradient-noise \
 term ε²HVH grows as H². It needs a_ε near 10⁻⁹ (the sweep), where it is as good as the \
-others. The dense-Fisher SGRLD, which sees the exact posterior covariance, is never clearly \
-better than SGLD here: after the 10⁴ burn-in steps its decaying ε_t (≈ 2·10⁻³ in the kept half) \
+others. The dense-Fisher SGRLD, which sees the exact posterior covariance, has the lowest KL \
+at its best a_ε, but its interval overlaps SGLD's and HAMCMC's: after the 10⁴ burn-in steps its decaying ε_t (≈ 2·10⁻³ in the kept half) \
 gives it a mixing time of a few hundred steps, so 10⁴ kept samples are a few tens of \
 independent ones, and every sampler's KL is about 10³ times that of as many exact draws. The \
 picture of the paper (SGLD huddled at the mode, SGRLD and HAMCMC filling the contours) would \
