@@ -333,7 +333,7 @@ fn row(
 }
 
 /// The spread a constant-preconditioner chain (SGLD, SGRLD) should have by
-/// the linear-Gaussian calculation of [`noise`]'s docs, at the mean ε_t of the
+/// the linear-Gaussian calculation in `hamcmc_fig1/noise.rs`, at the mean ε_t of the
 /// kept half.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Prediction {
