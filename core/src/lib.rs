@@ -136,11 +136,11 @@ pub use autodiff::{AutodiffModel, ForwardGradient, ReverseGradient};
 pub use error::Error;
 pub use real::Real;
 pub use samplers::{
-    Amagold, AmagoldSettings, Hamcmc, HamcmcSettings, Hmc, HmcBfgs, HmcBfgsSettings, HmcSettings,
-    L2mc, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings, MomentumRefresh, Nuts,
-    NutsSettings, NutsStats, Psgld, PsgldSettings, Qnhmc, QnhmcMass, QnhmcSettings, Sampler, Sghmc,
-    SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings,
-    Sgrld, SgrldSettings, Step, StepSizeSchedule,
+    Amagold, AmagoldSettings, DenseSgrld, DenseSgrldSettings, Hamcmc, HamcmcSettings, Hmc, HmcBfgs,
+    HmcBfgsSettings, HmcSettings, L2mc, MemoryUpdate, MhBfgs, MhBfgsProposal, MhBfgsSettings,
+    MomentumRefresh, Nuts, NutsSettings, NutsStats, Psgld, PsgldSettings, Qnhmc, QnhmcMass,
+    QnhmcSettings, Sampler, Sghmc, SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht,
+    SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings, Step, StepSizeSchedule,
 };
 pub use scalar::Scalar;
 pub use stats::StepStats;

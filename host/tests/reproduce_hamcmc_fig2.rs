@@ -17,7 +17,8 @@ fn quick_run_has_one_finite_curve_per_sampler_and_dimension() {
         [10, 100]
     );
     for p in &panels {
-        assert_eq!(p.curves.len(), 4, "D = {}", p.dimension);
+        assert_eq!(p.curves.len(), 5, "D = {}", p.dimension);
+        assert!(p.curves[4].sampler.starts_with("SGRLD, dense Fisher"));
         for c in &p.curves {
             assert!(c.failure.is_none(), "{}: {:?}", c.sampler, c.failure);
             assert_eq!(c.iterations, hamcmc_fig2::QUICK_ITERATIONS);
@@ -32,7 +33,7 @@ fn quick_run_has_one_finite_curve_per_sampler_and_dimension() {
     }
 }
 
-/// HAMCMC's estimate improves: the error of the weighted mean after the quick
+/// HAMCMC's and SGRLD's estimates improve: the error of the weighted mean after the quick
 /// run is below the error after its first draw. From θ₀ = 0 the first error is
 /// ‖θ̄‖² (about D·Var(θ̄) for the simulated data), and the quick run's
 /// weighted average has moved towards θ̄; a factor of 2 leaves room for the
@@ -40,7 +41,11 @@ fn quick_run_has_one_finite_curve_per_sampler_and_dimension() {
 #[test]
 fn hamcmc_error_at_the_end_is_below_its_error_at_the_start() {
     for p in hamcmc_fig2::panels(&quick()) {
-        for c in p.curves.iter().filter(|c| c.sampler.starts_with("HAMCMC")) {
+        for c in p
+            .curves
+            .iter()
+            .filter(|c| c.sampler.starts_with("HAMCMC") || c.sampler.starts_with("SGRLD"))
+        {
             assert!(
                 c.final_error() < 0.5 * c.first_error(),
                 "D = {}, {}: {} → {}",
@@ -96,7 +101,11 @@ fn equal_effort_rerun_has_four_improving_curves_per_dimension() {
 fn report_has_four_log_log_charts_and_says_it_was_quick() {
     let rep = reproduce::run("hamcmc-fig2", &quick()).expect("a known name");
     assert!(rep.markdown.contains("Quick run"));
-    assert!(rep.markdown.contains("not built"));
+    assert!(!rep.markdown.contains("not built"));
+    assert!(
+        rep.markdown
+            .contains("SGRLD with the dense inverse Fisher information")
+    );
     assert!(rep.markdown.contains("Rerun with tuned constant steps"));
     assert_eq!(rep.charts.len(), 4);
 }

@@ -105,6 +105,7 @@ fn unknown_reproduction_is_none_and_every_name_runs_or_says_not_built() {
         "qnhmc-table3",
         "zhang-sutton-table2",
         "zhang-sutton-fig2",
+        "hamcmc-fig1",
         "hamcmc-fig2",
         "hamcmc-fig5",
         "amagold-fig1",

@@ -11,7 +11,7 @@
 //! | [`HmcBfgs`] | Zhang & Sutton 2011, Alg. 1 (`ensemble/hmc_bfgs.rs`) | yes (ensemble of K chains) |
 //! | [`MhBfgs`] | Zhang & Sutton 2011, §4.1 eq. 14 (`ensemble/mh_bfgs.rs`) | yes (ensemble of K chains) |
 //! | [`Amagold`] | Zhang, Cooper & De Sa 2020, Alg. 2 (`amagold.rs`) | yes (one full-data MH test per T steps) |
-//! | [`Sgld`], [`Psgld`], [`Sgrld`], [`Sghmc`], [`Sgnht`], [`Sgrhmc`] | Ma, Chen & Fox 2015 and the papers it unifies (`recipe/`) | stochastic gradient: biased O(ε) |
+//! | [`Sgld`], [`Psgld`], [`Sgrld`], [`DenseSgrld`], [`Sghmc`], [`Sgnht`], [`Sgrhmc`] | Ma, Chen & Fox 2015 and the papers it unifies (`recipe/`) | stochastic gradient: biased O(ε) |
 
 pub mod amagold;
 mod dimension;
@@ -35,7 +35,7 @@ pub use metropolis::DIVERGENCE_THRESHOLD;
 pub use nuts::{Nuts, NutsSettings, NutsStats};
 pub use qnhmc::{MemoryUpdate, Qnhmc, QnhmcMass, QnhmcSettings};
 pub use recipe::{
-    Psgld, PsgldSettings, Sghmc, SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht,
-    SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings,
+    DenseSgrld, DenseSgrldSettings, Psgld, PsgldSettings, Sghmc, SghmcSettings, SghmcUpdate, Sgld,
+    SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings, Sgrld, SgrldSettings,
 };
 pub use sampler::{Sampler, Step};

@@ -20,6 +20,7 @@ pub mod amagold_common;
 pub mod amagold_fig1;
 pub mod amagold_fig2;
 pub mod amagold_fig4;
+pub mod hamcmc_fig1;
 pub mod hamcmc_fig2;
 pub mod hamcmc_fig5;
 pub mod movielens;
@@ -40,6 +41,7 @@ pub const NAMES: &[&str] = &[
     "qnhmc-table3",
     "zhang-sutton-table2",
     "zhang-sutton-fig2",
+    "hamcmc-fig1",
     "hamcmc-fig2",
     "hamcmc-fig5",
     "amagold-fig1",
@@ -94,6 +96,7 @@ pub fn run(name: &str, options: &ReproduceOptions) -> Option<Reproduction> {
         "qnhmc-table3" => Some(qnhmc_table3::run(options)),
         "zhang-sutton-table2" => Some(zhang_sutton_table2::run(options)),
         "zhang-sutton-fig2" => Some(zhang_sutton_fig2::run(options)),
+        "hamcmc-fig1" => Some(hamcmc_fig1::run(options)),
         "hamcmc-fig2" => Some(hamcmc_fig2::run(options)),
         "hamcmc-fig5" => Some(hamcmc_fig5::run(options)),
         "amagold-fig1" => Some(amagold_fig1::run(options)),

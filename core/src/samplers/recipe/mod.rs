@@ -19,6 +19,7 @@
 //! | [`Sgld`] | Welling & Teh 2011 (19) | θ | I | 0 | 0 | biased O(ε) |
 //! | [`Psgld`] | Li et al. 2016 | θ | G = diag(1/(λ+√V)) | 0 | dropped (`step`) or Li et al.'s (`step_corrected`) | biased (adaptive G, Γ dropped); O(ε) once G is frozen |
 //! | [`Sgrld`] | Patterson & Teh 2013 (20) | θ | G(θ)⁻¹ | 0 | ∂ⱼ(G⁻¹)ᵢⱼ | biased O(ε) |
+//! | [`DenseSgrld`] | Patterson & Teh 2013 with a constant dense metric (HAMCMC paper §5.1) | θ | G⁻¹ (constant, dense) | 0 | 0 | biased O(ε) |
 //! | [`Sghmc`] | Chen et al. 2014, Alg. 2 (default) / recipe (18) | (θ, r) | diag(0, C) | `[[0,−I],[I,0]]` | 0 | biased O(ε) |
 //! | [`Sgnht`] | Ding et al. 2014 (24) | (θ, r, ξ) | diag(0, A·I, 0) | see [`Sgnht`] | (0, 0, −1) | biased O(ε) |
 //! | [`Sgrhmc`] | Ma et al. 2015 (30) / naive (27) | (θ, r) | diag(0, G⁻¹) | `[[0,−G^{−½}],[G^{−½},0]]` | (0, ∂ⱼ(G^{−½})ᵢⱼ) | gSGRHMC biased O(ε); naive wrong |
@@ -157,6 +158,7 @@ macro_rules! recipe_in_place {
     };
 }
 
+mod dense_sgrld;
 pub mod engine;
 mod psgld;
 mod sghmc;
@@ -165,6 +167,7 @@ mod sgnht;
 mod sgrhmc;
 mod sgrld;
 
+pub use dense_sgrld::{DenseSgrld, DenseSgrldSettings};
 pub use engine::{RecipeDynamics, recipe_update, recipe_work_len};
 pub use psgld::{MinibatchHessianDiagonal, Psgld, PsgldSettings};
 pub use sghmc::{Sghmc, SghmcSettings, SghmcUpdate};
