@@ -6,8 +6,9 @@
 //!
 //! Why not the joint mode: a hierarchical posterior's joint mode is where
 //! the factors collapse onto their mean and the precisions grow to ~n
-//! (here the minimiser drove the test RMSE to the training-mean baseline's),
-//! a point no sampler should start from.
+//! (on `pmf-small`'s data, 50 iterations on the joint posterior gave a fit
+//! that predicts no better than the training mean, test RMSE 1.08), a
+//! point no sampler should start from.
 //!
 //! The core's minimiser keeps its vectors (seven of D entries) on the
 //! stack, and the model's storage is D = 2²⁰ (8 MiB per vector in f64), so
@@ -73,9 +74,9 @@ impl Potential<f64, LARGE_DIMENSION> for FactorsOnly<'_> {
 }
 
 /// Sets μ and log λ of both sides to their mode given the factors in `x`:
-/// μ_k = Σ_i F_ik / (n + β₀) and λ_k = (n/2 + 1/2 + a₀) / (S_k/2 + β₀μ_k²/2
-/// + b₀), S_k = Σ_i (F_ik − μ_k)² (where ∂U/∂μ_k and ∂U/∂log λ_k vanish;
-/// `BayesianPmf`'s documentation gives U).
+/// μ_k = Σ_i F_ik / (n + β₀) and λ_k = (n/2 + 1/2 + a₀) / (S_k/2 +
+/// β₀μ_k²/2 + b₀), S_k = Σ_i (F_ik − μ_k)² (where ∂U/∂μ_k and ∂U/∂log λ_k
+/// vanish; `BayesianPmf`'s documentation gives U).
 pub fn hyperparameters_at_conditional_mode(model: &BayesianPmf, x: &mut [f64]) {
     let k = model.rank();
     let (a0, b0) = model.precision_prior();

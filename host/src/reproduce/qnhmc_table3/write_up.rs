@@ -43,7 +43,10 @@ fn over_chains(runs: &Runs, pick: impl Fn(&Curve) -> f64) -> (f64, f64) {
 /// below `level` to the end; `None` if it ends above (or never leaves
 /// burn-in).
 pub(super) fn first_reaching(curve: &Curve, level: f64) -> Option<usize> {
-    let above = curve.mean_rmse.iter().rposition(|&r| !(r <= level));
+    let above = curve
+        .mean_rmse
+        .iter()
+        .rposition(|&r| r.is_nan() || r > level);
     match above {
         None if !curve.mean_rmse.is_empty() => Some(1),
         Some(i) if i + 1 < curve.mean_rmse.len() => Some(i + 2),
