@@ -39,3 +39,59 @@ pub fn ratings(options: &ReproduceOptions) -> Result<(Ratings, String), String> 
         })
         .map_err(|e| e.to_string())
 }
+
+/// The running average of the test predictions of the draws kept so far,
+/// and its test RMSE (each averaged prediction clipped to the rating
+/// range): the estimate both matrix-factorisation reproductions plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AveragedPredictions {
+    sum: Vec<f64>,
+    averaged: Vec<f64>,
+    kept: usize,
+}
+
+impl AveragedPredictions {
+    /// No draw kept yet, for `tests` test ratings.
+    pub fn new(tests: usize) -> Self {
+        AveragedPredictions {
+            sum: vec![0.0; tests],
+            averaged: vec![0.0; tests],
+            kept: 0,
+        }
+    }
+
+    /// Keeps one draw's unclipped `predictions` and returns the test RMSE
+    /// of the average of every draw kept.
+    pub fn keep(&mut self, ratings: &Ratings, predictions: &[f64]) -> f64 {
+        self.kept += 1;
+        let kept = self.kept as f64;
+        for ((s, a), &p) in self.sum.iter_mut().zip(&mut self.averaged).zip(predictions) {
+            *s += p;
+            *a = ratings.clip(*s / kept);
+        }
+        ratings.test_rmse(&self.averaged)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The average of the draws kept, clipped, is what is scored: two draws
+    /// predicting 0 and 8 average to 4 (inside [1, 5]); one more at 8 gives
+    /// 16/3, clipped to 5.
+    #[test]
+    fn kept_draws_are_averaged_then_clipped() {
+        let ratings = crate::targets::SyntheticRecipe::new(30, 20, 300, 4)
+            .with_min_per_user(5)
+            .build()
+            .unwrap();
+        let n = ratings.test().len();
+        let mut average = AveragedPredictions::new(n);
+        let _ = average.keep(&ratings, &vec![0.0; n]);
+        let rmse = average.keep(&ratings, &vec![8.0; n]);
+        assert_eq!(rmse, ratings.test_rmse(&vec![4.0; n]));
+        let rmse = average.keep(&ratings, &vec![8.0; n]);
+        assert_eq!(rmse, ratings.test_rmse(&vec![5.0; n]));
+    }
+}

@@ -25,7 +25,7 @@ use rand_xorshift::XorShiftRng;
 
 pub use part_target::PartTarget;
 
-use super::movielens::ratings;
+use super::movielens::{AveragedPredictions, ratings};
 use super::{ReproduceOptions, Reproduction};
 use crate::model::Model;
 use crate::run::LARGE_DIMENSION;
@@ -302,8 +302,8 @@ impl<'a> Chain<'a> {
         let n = self.target.dimension();
         let tests = ratings.test().len();
         let mut rng = XorShiftRng::seed_from_u64(self.seed);
-        let (mut predictions, mut sum, mut clipped) =
-            (vec![0.0; tests], vec![0.0; tests], vec![0.0; tests]);
+        let (mut predictions, mut clipped) = (vec![0.0; tests], vec![0.0; tests]);
+        let mut average = AveragedPredictions::new(tests);
         let mut curve = Curve::default();
         let mut elapsed = Duration::ZERO;
         for t in 1..=self.iterations {
@@ -335,12 +335,7 @@ impl<'a> Chain<'a> {
             }
             curve.draw_rmse.push(draw_rmse);
             let mean = if t > self.burn_in {
-                let kept = (t - self.burn_in) as f64;
-                for ((s, c), &p) in sum.iter_mut().zip(clipped.iter_mut()).zip(&predictions) {
-                    *s += p;
-                    *c = ratings.clip(*s / kept);
-                }
-                ratings.test_rmse(&clipped)
+                average.keep(ratings, &predictions)
             } else {
                 f64::NAN
             };

@@ -30,6 +30,7 @@ use rand_xorshift::XorShiftRng;
 
 pub use map::{MapFit, hyperparameters_at_conditional_mode, map_estimate};
 
+use super::movielens::AveragedPredictions;
 use super::{ReproduceOptions, Reproduction};
 use crate::model::{Model, PaddedModel};
 use crate::run::LARGE_DIMENSION;
@@ -330,7 +331,8 @@ impl<'a> Chain<'a> {
         let n = self.model.dimension();
         let tests = ratings.test().len();
         let mut rng = XorShiftRng::seed_from_u64(self.seed);
-        let (mut predictions, mut sum) = (vec![0.0; tests], vec![0.0; tests]);
+        let mut predictions = vec![0.0; tests];
+        let mut average = AveragedPredictions::new(tests);
         let mut curve = Curve::default();
         let mut elapsed = Duration::ZERO;
         // Construction evaluated the start once.
@@ -372,16 +374,7 @@ impl<'a> Chain<'a> {
             }
             curve.draw_rmse.push(rmse);
             let mean = if t > warmup {
-                let kept = (t - warmup) as f64;
-                let averaged: Vec<f64> = sum
-                    .iter_mut()
-                    .zip(&predictions)
-                    .map(|(s, &p)| {
-                        *s += p;
-                        ratings.clip(*s / kept)
-                    })
-                    .collect();
-                ratings.test_rmse(&averaged)
+                average.keep(ratings, &predictions)
             } else {
                 f64::NAN
             };
