@@ -5,10 +5,10 @@
 //! conditional mode given those factors.
 //!
 //! Why not the joint mode: a hierarchical posterior's joint mode is where
-//! the factors collapse onto their mean and the precisions grow to ~n
-//! (on `pmf-small`'s data, 50 iterations on the joint posterior gave a fit
-//! that predicts no better than the training mean, test RMSE 1.08), a
-//! point no sampler should start from.
+//! the factors collapse onto their mean and the precisions grow to ~n: a
+//! fit that predicts no better than the training mean, and a point no
+//! sampler should start from (measured in
+//! `docs/journal/2026-11-29-qnhmc-table3-map.md`).
 //!
 //! The core's minimiser keeps its vectors (seven of D entries) on the
 //! stack, and the model's storage is D = 2²⁰ (8 MiB per vector in f64), so
