@@ -364,6 +364,22 @@ pub fn difference<T: Real, const D: usize>(a: &[T; D], b: &[T; D], out: &mut [T;
     }
 }
 
+/// out ← a − b over the first `len` entries (at most D); the rest of `out`
+/// is left as it is. Bit for bit [`difference`] on those entries.
+#[inline]
+pub(crate) fn difference_leading<T: Real, const D: usize>(
+    a: &[T; D],
+    b: &[T; D],
+    out: &mut [T; D],
+    len: usize,
+) {
+    at_length!(len, D, |len| {
+        for i in 0..len {
+            out[i] = a[i] - b[i];
+        }
+    })
+}
+
 /// Euclidean norm √(xᵀx).
 #[inline]
 pub fn norm<T: Real, const D: usize>(x: &[T; D]) -> T {

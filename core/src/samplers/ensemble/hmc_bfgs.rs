@@ -24,6 +24,10 @@ pub struct HmcBfgsSettings<T> {
     pub curvature: CurvaturePolicy<T>,
 }
 
+crate::in_place::zero_valid!(impl[T: Real] HmcBfgsSettings<T> {
+    step_size, leapfrog_steps, scaling, curvature
+});
+
 impl<T: Real> HmcBfgsSettings<T> {
     /// Step size ε and L leapfrog steps, γ from the newest pair, the paper's
     /// curvature rule.
@@ -62,7 +66,7 @@ impl<T: Real> HmcBfgsSettings<T> {
 ///    p ← p − (ε/2)∇U };
 /// 4. accept with probability min(1, exp(H₀ − H₁)), H = U + ½ pᵀHp.
 ///
-/// Random numbers per step: D standard normals
+/// Random numbers per step: n standard normals (n = [`dimension`](Self::dimension))
 /// ([`fill_standard_normal`](crate::random::fill_standard_normal), in the order
 /// of z's entries), then one uniform (the Metropolis test, drawn even for a
 /// divergent trajectory).
@@ -75,6 +79,10 @@ pub struct HmcBfgs<T, const D: usize, const K: usize, const M: usize> {
     normals: [T; D],
     point: PhasePoint<T, D>,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, const K: usize, const M: usize] HmcBfgs<T, D, K, M> {
+    settings, ensemble, normals, point
+});
 
 impl<T: Real, const D: usize, const K: usize, const M: usize> HmcBfgs<T, D, K, M> {
     /// Validates the settings, `K ≥ 3` and `M ≥ K − 2` (errors name `K` and `M`),
@@ -98,6 +106,41 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> HmcBfgs<T, D, K, M
         })
     }
 
+    /// The state of [`HmcBfgs::new`] on an all-zero sampler.
+    fn initialize_zeroed<P: Potential<T, D>>(
+        &mut self,
+        settings: HmcBfgsSettings<T>,
+        initial_positions: &[[T; D]; K],
+        target: &P,
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        self.ensemble.initialize_zeroed(
+            settings.scaling,
+            settings.curvature,
+            initial_positions,
+            target,
+        )?;
+        self.settings = settings;
+        Ok(())
+    }
+
+    /// The checks of [`initialize_zeroed`](Self::initialize_zeroed),
+    /// changing nothing observable.
+    fn check_reset<P: Potential<T, D>>(
+        &mut self,
+        settings: &HmcBfgsSettings<T>,
+        initial_positions: &[[T; D]; K],
+        target: &P,
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        self.ensemble.check_reset(
+            settings.scaling,
+            settings.curvature,
+            initial_positions,
+            target,
+        )
+    }
+
     /// Updates chain [`next_chain`](Self::next_chain) and moves the cursor on.
     /// Never fails: a non-finite energy is a rejected, counted divergence.
     pub fn step<P: Potential<T, D>, R: Rng + ?Sized>(
@@ -107,22 +150,23 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> HmcBfgs<T, D, K, M
     ) -> StepStats<T> {
         let eps = self.settings.step_size;
         let mut stats = StepStats::new(eps);
+        let n = self.ensemble.dimension();
         let chain = self.ensemble.take_next();
         let Some((x, g, potential)) = self.ensemble.state(chain) else {
             return stats;
         };
         let point = &mut self.point;
-        point.position = *x;
-        point.gradient = *g;
+        point.position[..n].copy_from_slice(&x[..n]);
+        point.gradient[..n].copy_from_slice(&g[..n]);
         point.potential = potential;
         stats.pairs_skipped = self.ensemble.build_metric(chain);
 
-        fill_standard_normal(rng, &mut self.normals);
+        fill_standard_normal(rng, &mut self.normals[..n]);
         let metric = InverseHessianMetric::new(&mut self.ensemble.memory);
-        point.start(&self.normals, &metric, D);
+        point.start(&self.normals, &metric, n);
         let h0 = point.energy;
         stats.gradient_evaluations =
-            point.leapfrog_steps(eps, self.settings.leapfrog_steps, &metric, target, D);
+            point.leapfrog_steps(eps, self.settings.leapfrog_steps, &metric, target, n);
         let h1 = if point.energy.is_finite() {
             point.energy
         } else {

@@ -4,15 +4,19 @@ use rand_core::Rng;
 
 use super::{Ensemble, accept_or_reject, paper_curvature, validate_metric};
 use crate::error::{Error, require_positive};
-use crate::kernels::{all_finite, dot};
-use crate::lbfgs::{CurvaturePolicy, InitialScaling};
+use crate::kernels::{all_finite, dot_leading};
+use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory};
 use crate::random::fill_standard_normal;
 use crate::real::Real;
 use crate::stats::StepStats;
 use crate::target::Potential;
 
 /// The proposal mean µ(x) of MH-BFGS; the covariance is always ε² H.
+///
+/// `#[repr(u8)]`: a tag byte, 0 for `RandomWalk`, so all-zero bytes are
+/// `RandomWalk` ([`ZeroValid`](crate::in_place::ZeroValid)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum MhBfgsProposal {
     /// µ(x) = x: x′ = x + ε S z. Symmetric, because H depends on the other
     /// chains only: q(x′|x) = q(x|x′), so eq. 14 reduces to min(1, π(x′)/π(x))
@@ -29,6 +33,11 @@ pub enum MhBfgsProposal {
     Newton,
 }
 
+// SAFETY: `repr(u8)` without fields: the zero tag is `RandomWalk` (the first
+// variant, discriminant 0).
+#[allow(unsafe_code)]
+unsafe impl crate::in_place::ZeroValid for MhBfgsProposal {}
+
 /// Settings of [`MhBfgs`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MhBfgsSettings<T> {
@@ -41,6 +50,10 @@ pub struct MhBfgsSettings<T> {
     /// Which pairs enter the metric (default: the paper's sᵀy > 0).
     pub curvature: CurvaturePolicy<T>,
 }
+
+crate::in_place::zero_valid!(impl[T: Real] MhBfgsSettings<T> {
+    step_size, proposal, scaling, curvature
+});
 
 impl<T: Real> MhBfgsSettings<T> {
     /// Proposal scale ε and mean rule, γ from the newest pair, the paper's
@@ -73,7 +86,8 @@ impl<T: Real> MhBfgsSettings<T> {
 /// x′ (∇U is needed because accepted states feed the other chains' metrics);
 /// accept with the probability of eq. 14.
 ///
-/// Random numbers per step: D standard normals (z, via
+/// Random numbers per step: n standard normals (n =
+/// [`dimension`](Self::dimension); z, via
 /// [`fill_standard_normal`](crate::random::fill_standard_normal)), then one
 /// uniform (drawn even for a divergent proposal).
 ///
@@ -89,6 +103,46 @@ pub struct MhBfgs<T, const D: usize, const K: usize, const M: usize> {
     product: [T; D],
     proposal: [T; D],
     proposal_gradient: [T; D],
+}
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, const K: usize, const M: usize] MhBfgs<T, D, K, M> {
+    settings, ensemble, z, noise, drift, residual, product, proposal, proposal_gradient
+});
+
+/// ½ ε⁻² (a − µ(b))ᵀ B (a − µ(b)) over the first n coordinates for the
+/// Newton mean, µ(b) = b + `drift` where `drift` = −(ε²/2) H ∇U(b) must
+/// already hold (`residual` and `product` are scratch).
+#[allow(clippy::too_many_arguments)]
+fn newton_energy<T: Real, const D: usize, const M: usize>(
+    memory: &mut LbfgsMemory<T, D, M>,
+    eps: T,
+    drift: &[T; D],
+    a: &[T; D],
+    b: &[T; D],
+    residual: &mut [T; D],
+    product: &mut [T; D],
+    n: usize,
+) -> T {
+    for i in 0..n {
+        residual[i] = a[i] - (b[i] + drift[i]);
+    }
+    memory.apply_hessian(residual, product);
+    T::HALF * dot_leading(residual, product, n) / (eps * eps)
+}
+
+/// `drift` ← −(ε²/2) H g over the first n coordinates.
+fn set_drift<T: Real, const D: usize, const M: usize>(
+    memory: &LbfgsMemory<T, D, M>,
+    eps: T,
+    g: &[T; D],
+    drift: &mut [T; D],
+    n: usize,
+) {
+    memory.apply_inverse_hessian(g, drift);
+    let c = -(T::HALF * eps * eps);
+    for v in drift.iter_mut().take(n) {
+        *v *= c;
+    }
 }
 
 impl<T: Real, const D: usize, const K: usize, const M: usize> MhBfgs<T, D, K, M> {
@@ -118,29 +172,39 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> MhBfgs<T, D, K, M>
         })
     }
 
-    /// ½ ε⁻² (a − µ(b))ᵀ B (a − µ(b)) for the Newton mean, µ(b) = b + `drift`
-    /// where `drift` = −(ε²/2) H ∇U(b) must already hold.
-    fn newton_energy(&mut self, a: &[T; D], b: &[T; D]) -> T {
-        let eps = self.settings.step_size;
-        for i in 0..D {
-            self.residual[i] = a[i] - (b[i] + self.drift[i]);
-        }
-        self.ensemble
-            .memory
-            .apply_hessian(&self.residual, &mut self.product);
-        T::HALF * dot(&self.residual, &self.product) / (eps * eps)
+    /// The state of [`MhBfgs::new`] on an all-zero sampler.
+    fn initialize_zeroed<P: Potential<T, D>>(
+        &mut self,
+        settings: MhBfgsSettings<T>,
+        initial_positions: &[[T; D]; K],
+        target: &P,
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        self.ensemble.initialize_zeroed(
+            settings.scaling,
+            settings.curvature,
+            initial_positions,
+            target,
+        )?;
+        self.settings = settings;
+        Ok(())
     }
 
-    /// `drift` ← −(ε²/2) H g.
-    fn set_drift(&mut self, g: &[T; D]) {
-        let eps = self.settings.step_size;
-        self.ensemble
-            .memory
-            .apply_inverse_hessian(g, &mut self.drift);
-        let c = -(T::HALF * eps * eps);
-        for v in self.drift.iter_mut() {
-            *v *= c;
-        }
+    /// The checks of [`initialize_zeroed`](Self::initialize_zeroed),
+    /// changing nothing observable.
+    fn check_reset<P: Potential<T, D>>(
+        &mut self,
+        settings: &MhBfgsSettings<T>,
+        initial_positions: &[[T; D]; K],
+        target: &P,
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        self.ensemble.check_reset(
+            settings.scaling,
+            settings.curvature,
+            initial_positions,
+            target,
+        )
     }
 
     /// Updates chain [`next_chain`](Self::next_chain) and moves the cursor on.
@@ -152,42 +216,64 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> MhBfgs<T, D, K, M>
     ) -> StepStats<T> {
         let eps = self.settings.step_size;
         let mut stats = StepStats::new(eps);
+        let n = self.ensemble.dimension();
         let chain = self.ensemble.take_next();
-        let Some((&x, &g, u)) = self.ensemble.state(chain) else {
+        if chain >= K {
             return stats;
-        };
+        }
         stats.pairs_skipped = self.ensemble.build_metric(chain);
+        let ensemble = &mut self.ensemble;
+        let (x, g, u) = (
+            &ensemble.positions[chain],
+            &ensemble.gradients[chain],
+            ensemble.potentials[chain],
+        );
+        let memory = &mut ensemble.memory;
 
-        fill_standard_normal(rng, &mut self.z);
-        self.ensemble
-            .memory
-            .apply_sqrt_inverse_hessian(&self.z, &mut self.noise);
+        fill_standard_normal(rng, &mut self.z[..n]);
+        memory.apply_sqrt_inverse_hessian(&self.z, &mut self.noise);
         let newton = self.settings.proposal == MhBfgsProposal::Newton;
         if newton {
-            self.set_drift(&g);
+            set_drift(memory, eps, g, &mut self.drift, n);
         } else {
-            self.drift = [T::ZERO; D];
+            self.drift[..n].fill(T::ZERO);
         }
-        for i in 0..D {
+        for i in 0..n {
             self.proposal[i] = x[i] + self.drift[i] + eps * self.noise[i];
         }
 
         let mut h0 = u;
         let mut h1 = T::INFINITY;
         let mut potential = T::INFINITY;
-        if all_finite(&self.proposal) {
+        if all_finite(&self.proposal[..n]) {
             if newton {
-                let proposal = self.proposal;
-                h0 += self.newton_energy(&proposal, &x);
+                h0 += newton_energy(
+                    memory,
+                    eps,
+                    &self.drift,
+                    &self.proposal,
+                    x,
+                    &mut self.residual,
+                    &mut self.product,
+                    n,
+                );
             }
             potential = target.potential_and_gradient(&self.proposal, &mut self.proposal_gradient);
             stats.gradient_evaluations = 1;
-            if potential.is_finite() && all_finite(&self.proposal_gradient) {
+            if potential.is_finite() && all_finite(&self.proposal_gradient[..n]) {
                 h1 = potential;
                 if newton {
-                    let (proposal, proposal_gradient) = (self.proposal, self.proposal_gradient);
-                    self.set_drift(&proposal_gradient);
-                    h1 += self.newton_energy(&x, &proposal);
+                    set_drift(memory, eps, &self.proposal_gradient, &mut self.drift, n);
+                    h1 += newton_energy(
+                        memory,
+                        eps,
+                        &self.drift,
+                        x,
+                        &self.proposal,
+                        &mut self.residual,
+                        &mut self.product,
+                        n,
+                    );
                 }
             }
         }

@@ -102,7 +102,10 @@
 
 /// The public methods the two samplers share word for word, written once: the
 /// settings in force and replacing them, the step size, the ensemble's states,
-/// potentials, gradients, cursor and metric memory, and the
+/// potentials, gradients, cursor and metric memory, the run-time dimension,
+/// the in-place constructors (`init_in_place`, `new_boxed`, `reset`; the
+/// sampler gives `initialize_zeroed` and `check_reset` as in
+/// `samplers/in_place_constructors.rs`), and the
 /// [`Sampler`](crate::Sampler) and [`Step`](crate::Step) impls. `$sampler` must hold `settings:
 /// $settings<T>` and `ensemble: Ensemble<T, D, K, M>`; `$settings` must have
 /// `step_size`, `scaling`, `curvature` and `validate`. The doc attributes given
@@ -165,6 +168,72 @@ macro_rules! shared_methods {
             pub fn memory(&self) -> &$crate::lbfgs::LbfgsMemory<T, D, M> {
                 &self.ensemble.memory
             }
+
+            /// n: every chain moves its first n coordinates and keeps the
+            /// rest at zero (D unless `set_dimension` said otherwise).
+            #[inline]
+            pub fn dimension(&self) -> usize {
+                self.ensemble.dimension()
+            }
+
+            /// Moves only the first `n` coordinates of every chain (1 ≤ n ≤
+            /// D; feature `runtime-dimension`; before the first update,
+            /// every start zero from n on): a model of run-time dimension n
+            /// in storage for D. Each update draws n normals and every pass
+            /// (the pairs, the metric, the integrator or proposal) stops at
+            /// n, so an update costs what dimension n costs and the chains
+            /// are bit for bit those of the sampler compiled for n. On error
+            /// nothing changes.
+            #[cfg(feature = "runtime-dimension")]
+            pub fn set_dimension(&mut self, n: usize) -> Result<(), $crate::error::Error> {
+                self.ensemble.set_dimension(n)
+            }
+
+            /// `new` written into `slot` ([`crate::in_place`]): nothing of
+            /// the sampler crosses the stack. `initial_positions` is read
+            /// by reference (at a large D, put it in a zeroed allocation
+            /// too: [`crate::in_place::zeroed_box`]).
+            pub fn init_in_place<'s, P: $crate::target::Potential<T, D>>(
+                slot: &'s mut core::mem::MaybeUninit<Self>,
+                settings: $settings<T>,
+                initial_positions: &[[T; D]; K],
+                target: &P,
+            ) -> Result<&'s mut Self, $crate::error::Error> {
+                let sampler = $crate::in_place::zeroed(slot);
+                sampler.initialize_zeroed(settings, initial_positions, target)?;
+                Ok(sampler)
+            }
+
+            /// `new` in a `Box` allocated zeroed (feature `alloc`): only
+            /// the pages the chains write are ever touched, so a sampler
+            /// compiled for a large D and run at a smaller
+            /// [`dimension`](Self::dimension) costs the memory of that
+            /// dimension.
+            #[cfg(feature = "alloc")]
+            pub fn new_boxed<P: $crate::target::Potential<T, D>>(
+                settings: $settings<T>,
+                initial_positions: &[[T; D]; K],
+                target: &P,
+            ) -> Result<alloc::boxed::Box<Self>, $crate::error::Error> {
+                let mut sampler = $crate::in_place::zeroed_box::<Self>();
+                sampler.initialize_zeroed(settings, initial_positions, target)?;
+                Ok(sampler)
+            }
+
+            /// In place, the state of `new` with `settings` at
+            /// `initial_positions` (nothing of the sampler crosses the
+            /// stack; the run-time dimension goes back to D). On error
+            /// nothing changes.
+            pub fn reset<P: $crate::target::Potential<T, D>>(
+                &mut self,
+                settings: $settings<T>,
+                initial_positions: &[[T; D]; K],
+                target: &P,
+            ) -> Result<(), $crate::error::Error> {
+                self.check_reset(&settings, initial_positions, target)?;
+                $crate::in_place::zero(self);
+                self.initialize_zeroed(settings, initial_positions, target)
+            }
         }
 
         /// The ensemble as one chain: its state is walker 0's, and a
@@ -185,6 +254,9 @@ macro_rules! shared_methods {
             fn potential(&self) -> Option<T> {
                 Some(self.ensemble.potentials[0])
             }
+            fn dimension(&self) -> usize {
+                self.ensemble.dimension()
+            }
         }
 
         impl<T: $crate::Real, const D: usize, const K: usize, const M: usize, P>
@@ -204,6 +276,8 @@ macro_rules! shared_methods {
     };
 }
 
+#[cfg(all(test, feature = "runtime-dimension"))]
+mod dimension_tests;
 mod hmc_bfgs;
 mod mh_bfgs;
 
@@ -213,7 +287,7 @@ pub use mh_bfgs::{MhBfgs, MhBfgsProposal, MhBfgsSettings};
 use rand_core::Rng;
 
 use crate::error::{Error, require_positive};
-use crate::kernels::{all_finite, difference};
+use crate::kernels::{all_finite, difference_leading};
 use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
 use crate::metric::Metric;
 use crate::real::Real;
@@ -240,7 +314,16 @@ pub(crate) struct Ensemble<T, const D: usize, const K: usize, const M: usize> {
     pub(crate) next: usize,
     s: [T; D],
     y: [T; D],
+    /// The coordinates that move, n ≤ D (`set_dimension`); 0 (the all-zero
+    /// value of [`crate::in_place`]) is D. The memory works on the same n.
+    dimension: usize,
+    /// A chain was updated.
+    pub(crate) started: bool,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, const K: usize, const M: usize] Ensemble<T, D, K, M> {
+    positions, potentials, gradients, memory, next, s, y, dimension, started
+});
 
 /// Checks the metric settings both samplers share: γ of H⁰ = γI finite and > 0
 /// (error names `scaling`), then the curvature policy.
@@ -299,22 +382,44 @@ impl<T: Real, const D: usize, const M: usize> Metric<T, D> for InverseHessianMet
     }
 }
 
-/// Checks `K ≥ 3` and `M ≥ K − 2`, and builds the metric memory.
-fn new_memory<T: Real, const D: usize, const K: usize, const M: usize>(
+/// Checks `K ≥ 3` and `M ≥ K − 2`, and gives the metric memory's settings
+/// (K − 2 pairs); the memory checks the rest when it is built.
+fn memory_settings<T: Real, const K: usize, const M: usize>(
     scaling: InitialScaling<T>,
     curvature: CurvaturePolicy<T>,
-) -> Result<LbfgsMemory<T, D, M>, Error> {
+) -> Result<LbfgsSettings<T>, Error> {
     if K < 3 {
         return Err(Error::invalid("K", ">= 3 chains"));
     }
     if M < K - 2 {
         return Err(Error::invalid("M", ">= K - 2 pairs"));
     }
-    LbfgsMemory::new(LbfgsSettings {
+    Ok(LbfgsSettings {
         max_pairs: K - 2,
         scaling,
         curvature,
     })
+}
+
+/// U and ∇U at every state of `initial`, into `positions`, `gradients` and
+/// `potentials` ([`Error::NonFiniteInitialState`] at the first state, U or
+/// ∇U that is not finite).
+fn evaluate_starts<T: Real, const D: usize, const K: usize, P: Potential<T, D>>(
+    initial: &[[T; D]; K],
+    target: &P,
+    positions: &mut [[T; D]; K],
+    gradients: &mut [[T; D]; K],
+    potentials: &mut [T; K],
+) -> Result<(), Error> {
+    for k in 0..K {
+        potentials[k] = super::in_place_constructors::evaluate_start(
+            &initial[k],
+            target,
+            &mut positions[k],
+            &mut gradients[k],
+        )?;
+    }
+    Ok(())
 }
 
 impl<T: Real, const D: usize, const K: usize, const M: usize> Ensemble<T, D, K, M> {
@@ -330,10 +435,12 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> Ensemble<T, D, K, 
             positions: initial,
             potentials: [T::ZERO; K],
             gradients: [[T::ZERO; D]; K],
-            memory: new_memory::<T, D, K, M>(scaling, curvature)?,
+            memory: LbfgsMemory::new(memory_settings::<T, K, M>(scaling, curvature)?)?,
             next: 0,
             s: [T::ZERO; D],
             y: [T::ZERO; D],
+            dimension: D,
+            started: false,
         };
         for k in 0..K {
             if !all_finite(&ensemble.positions[k]) {
@@ -349,14 +456,76 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> Ensemble<T, D, K, 
         Ok(ensemble)
     }
 
-    /// Replaces the metric memory with one for new metric settings; on error the
-    /// old memory stays.
+    /// The state of [`Ensemble::new`] on an all-zero ensemble, built where
+    /// it lives (nothing of length D crosses the stack).
+    pub(crate) fn initialize_zeroed<P: Potential<T, D>>(
+        &mut self,
+        scaling: InitialScaling<T>,
+        curvature: CurvaturePolicy<T>,
+        initial: &[[T; D]; K],
+        target: &P,
+    ) -> Result<(), Error> {
+        self.memory
+            .initialize_zeroed(memory_settings::<T, K, M>(scaling, curvature)?)?;
+        evaluate_starts(
+            initial,
+            target,
+            &mut self.positions,
+            &mut self.gradients,
+            &mut self.potentials,
+        )?;
+        self.dimension = D;
+        Ok(())
+    }
+
+    /// The checks of [`initialize_zeroed`](Self::initialize_zeroed),
+    /// changing nothing observable: the target is evaluated at each start
+    /// into the pair scratch vectors `s` and `y`.
+    pub(crate) fn check_reset<P: Potential<T, D>>(
+        &mut self,
+        scaling: InitialScaling<T>,
+        curvature: CurvaturePolicy<T>,
+        initial: &[[T; D]; K],
+        target: &P,
+    ) -> Result<(), Error> {
+        LbfgsMemory::<T, D, M>::validate(&memory_settings::<T, K, M>(scaling, curvature)?)?;
+        for start in initial {
+            super::in_place_constructors::evaluate_start(start, target, &mut self.s, &mut self.y)?;
+        }
+        Ok(())
+    }
+
+    /// n: the coordinates that move (D unless `set_dimension` said
+    /// otherwise).
+    #[inline]
+    pub(crate) fn dimension(&self) -> usize {
+        super::dimension::in_use::<D>(self.dimension)
+    }
+
+    /// Moves only the first `n` coordinates of every chain (before the first
+    /// update; every start zero from n on); the memory works on n too.
+    #[cfg(feature = "runtime-dimension")]
+    pub(crate) fn set_dimension(&mut self, n: usize) -> Result<(), Error> {
+        for position in &self.positions {
+            super::dimension::check_new(n, self.started, position)?;
+        }
+        self.memory.set_dimension(n)?;
+        self.dimension = n;
+        Ok(())
+    }
+
+    /// Replaces the metric memory with an empty one for new metric settings
+    /// (in place, on the same run-time dimension); on error the old memory
+    /// stays.
     pub(crate) fn set_metric(
         &mut self,
         scaling: InitialScaling<T>,
         curvature: CurvaturePolicy<T>,
     ) -> Result<(), Error> {
-        self.memory = new_memory::<T, D, K, M>(scaling, curvature)?;
+        self.memory
+            .reset(memory_settings::<T, K, M>(scaling, curvature)?)?;
+        #[cfg(feature = "runtime-dimension")]
+        self.memory.set_dimension(self.dimension())?;
         Ok(())
     }
 
@@ -369,15 +538,17 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> Ensemble<T, D, K, 
         ))
     }
 
-    /// Makes (x, ∇U, U) the state of chain `chain` (an accepted proposal).
+    /// Makes (x, ∇U, U) the state of chain `chain` (an accepted proposal;
+    /// the first n coordinates).
     pub(crate) fn set_state(&mut self, chain: usize, x: &[T; D], g: &[T; D], u: T) {
+        let n = self.dimension();
         if let (Some(xs), Some(gs), Some(us)) = (
             self.positions.get_mut(chain),
             self.gradients.get_mut(chain),
             self.potentials.get_mut(chain),
         ) {
-            *xs = *x;
-            *gs = *g;
+            xs[..n].copy_from_slice(&x[..n]);
+            gs[..n].copy_from_slice(&g[..n]);
             *us = u;
         }
     }
@@ -401,15 +572,28 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> Ensemble<T, D, K, 
             n += 1;
         }
         self.memory.clear();
+        self.started = true;
+        let len = self.dimension();
         let mut skipped = 0u32;
         let Some(&first) = order.first() else {
             return 0;
         };
         let mut anchor = first;
         for &c in order.iter().take(n).skip(1) {
-            difference(&self.positions[c], &self.positions[anchor], &mut self.s);
-            difference(&self.gradients[c], &self.gradients[anchor], &mut self.y);
-            if self.memory.try_push(&self.s, &self.y) {
+            difference_leading(
+                &self.positions[c],
+                &self.positions[anchor],
+                &mut self.s,
+                len,
+            );
+            difference_leading(
+                &self.gradients[c],
+                &self.gradients[anchor],
+                &mut self.y,
+                len,
+            );
+            // y is scratch: the trust region may shift it in place.
+            if self.memory.try_push_in_place(&self.s, &mut self.y) {
                 anchor = c;
             } else {
                 skipped += 1;
