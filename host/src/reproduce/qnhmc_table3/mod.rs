@@ -6,14 +6,16 @@
 //! precisions so that a Hamiltonian sampler moves every unknown); the data
 //! are the MovieLens-1M-shaped synthetic set or the real `ratings.dat`
 //! ([`super::movielens`]). MAP is L-BFGS on the factors
-//! ([`map_estimate`]); HMC and QNHMC start
+//! ([`map_estimate`]); HMC, QNHMC and HMC-BFGS start
 //! from it, as the demo code the paper follows starts its Gibbs sampler
 //! from PMF's MAP, with L = 10: first a short probe at the paper's
 //! ε = 0.01 (which accepts nothing on the full data), then chains whose ε
 //! dual averaging tunes during warm-up, as `qnhmc-table2` does. The test
 //! RMSE is that of the average of the kept draws' predictions (the demo
-//! code's estimate). HMC-BFGS is not run: its ensemble has no run-time dimension
-//! in the core, and in storage padded to 2²⁰ it would move the padding too.
+//! code's estimate). HMC-BFGS is Zhang & Sutton's ensemble of
+//! [`WALKERS`] chains started around MAP ([`WALKER_JITTER`]); one of its
+//! updates moves one walker with L leapfrog steps, the gradients of one
+//! HMC update, and its draw is the walker it moved.
 
 mod map;
 mod write_up;
@@ -22,8 +24,8 @@ use std::time::{Duration, Instant};
 
 use qnmc::adaptation::jittered_step_size;
 use qnmc::{
-    DualAveraging, DualAveragingSettings, Hmc, HmcSettings, Qnhmc, QnhmcSettings, Sampler, Step,
-    StepStats,
+    DualAveraging, DualAveragingSettings, Hmc, HmcBfgs, HmcBfgsSettings, HmcSettings, Qnhmc,
+    QnhmcSettings, Sampler, Step, StepStats,
 };
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
@@ -59,6 +61,22 @@ pub const SEEDS: usize = 3;
 /// Updates and warm-up of the quick run (on `pmf-small`'s data); its probe
 /// runs a third of the full probe.
 pub const QUICK: (usize, usize) = (30, 10);
+/// HMC-BFGS's walkers K: Table 2's ensemble (`qnhmc-table2`), which takes
+/// the K = 5 of the paper's Table 1; Table 3 prints none.
+pub const WALKERS: usize = super::qnhmc_table2::ENSEMBLE;
+/// HMC-BFGS's pair capacity, K − 2 (the most its K − 1 other walkers give).
+const WALKER_PAIRS: usize = WALKERS - 2;
+/// HMC-BFGS's walkers start at MAP plus this × N(0, 1) per coordinate (as
+/// `qnhmc-table2` jitters its walkers' start): distinct points, so the
+/// first pairs exist, within the tuned trajectories' reach of MAP.
+pub const WALKER_JITTER: f64 = 0.01;
+/// QNHMC's memories m tried beside [`MEMORY`] (one chain each, the first
+/// seed): the paper prints none for Table 3.
+pub const MEMORY_SENSITIVITY: [usize; 2] = [3, 15];
+/// The larger memory's capacity.
+const MEMORY_CAPACITY: usize = 15;
+/// HMC-BFGS's walkers tried beside [`WALKERS`] (one chain, the first seed).
+pub const WALKERS_SENSITIVITY: usize = 10;
 /// L-BFGS iterations allowed to MAP (quick run: a fifth).
 pub const MAP_ITERATIONS: u32 = 500;
 /// MAP stops when an iteration lowers U by less than this × max(|U|, 1).
@@ -80,18 +98,62 @@ pub enum Kind {
     /// QNHMC as in the paper: M = I, γ = 1, m = [`MEMORY`], the memory
     /// learning throughout.
     Qnhmc,
+    /// HMC-BFGS (Zhang & Sutton): [`WALKERS`] walkers, each moved by HMC
+    /// with the L-BFGS metric of the other walkers' K − 2 pairs.
+    HmcBfgs,
 }
 
 impl Kind {
-    /// Both, in table order.
-    pub const ALL: [Kind; 2] = [Kind::Hmc, Kind::Qnhmc];
+    /// Every sampler, in table order.
+    pub const ALL: [Kind; 3] = [Kind::Hmc, Kind::Qnhmc, Kind::HmcBfgs];
 
     /// The name in the table.
     pub fn label(self) -> &'static str {
         match self {
             Kind::Hmc => "HMC",
             Kind::Qnhmc => "QNHMC",
+            Kind::HmcBfgs => "HMC-BFGS",
         }
+    }
+
+    /// Target evaluations at construction: one per walker.
+    pub fn starts(self) -> u64 {
+        match self {
+            Kind::HmcBfgs => WALKERS as u64,
+            Kind::Hmc | Kind::Qnhmc => 1,
+        }
+    }
+}
+
+/// The state an update moved: the one chain of HMC and QNHMC, the walker
+/// of HMC-BFGS's ensemble that the update moved.
+trait MovedState {
+    /// The walker the next update moves.
+    fn next_walker(&self) -> usize {
+        0
+    }
+    /// Walker `k`'s state.
+    fn walker(&self, k: usize) -> &[f64; LARGE_DIMENSION];
+}
+
+impl MovedState for Hmc<f64, LARGE_DIMENSION> {
+    fn walker(&self, _: usize) -> &[f64; LARGE_DIMENSION] {
+        self.position()
+    }
+}
+
+impl<const M: usize> MovedState for Qnhmc<f64, LARGE_DIMENSION, M> {
+    fn walker(&self, _: usize) -> &[f64; LARGE_DIMENSION] {
+        self.position()
+    }
+}
+
+impl<const K: usize, const M: usize> MovedState for HmcBfgs<f64, LARGE_DIMENSION, K, M> {
+    fn next_walker(&self) -> usize {
+        self.next_chain()
+    }
+    fn walker(&self, k: usize) -> &[f64; LARGE_DIMENSION] {
+        self.position(k).unwrap_or(&self.positions()[0])
     }
 }
 
@@ -140,6 +202,51 @@ impl Curve {
     }
 }
 
+/// A setting the paper does not print, changed from ours on one chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    /// QNHMC with memory m.
+    QnhmcMemory(usize),
+    /// HMC-BFGS with [`WALKERS_SENSITIVITY`] walkers (K − 2 pairs).
+    HmcBfgsWalkers,
+}
+
+impl Variant {
+    /// Every variant run.
+    pub fn all() -> Vec<Variant> {
+        let mut v: Vec<Variant> = MEMORY_SENSITIVITY
+            .into_iter()
+            .map(Variant::QnhmcMemory)
+            .collect();
+        v.push(Variant::HmcBfgsWalkers);
+        v
+    }
+
+    /// The sampler it varies.
+    pub fn kind(self) -> Kind {
+        match self {
+            Variant::QnhmcMemory(_) => Kind::Qnhmc,
+            Variant::HmcBfgsWalkers => Kind::HmcBfgs,
+        }
+    }
+
+    /// The setting, as the report names it.
+    pub fn label(self) -> String {
+        match self {
+            Variant::QnhmcMemory(m) => format!("QNHMC, m = {m}"),
+            Variant::HmcBfgsWalkers => format!("HMC-BFGS, K = {WALKERS_SENSITIVITY}"),
+        }
+    }
+
+    /// Target evaluations at construction.
+    fn starts(self) -> u64 {
+        match self {
+            Variant::QnhmcMemory(_) => 1,
+            Variant::HmcBfgsWalkers => WALKERS_SENSITIVITY as u64,
+        }
+    }
+}
+
 /// Every chain of one sampler.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Runs {
@@ -174,6 +281,8 @@ pub struct Experiment {
     pub map_rmse: f64,
     /// Each sampler's chains.
     pub runs: Vec<Runs>,
+    /// The sensitivity chains (first seed, ε tuned as the others').
+    pub sensitivity: Vec<(Variant, Curve)>,
 }
 
 /// Clipped test RMSE of the draw `x` (the model's coordinates only).
@@ -237,6 +346,20 @@ pub fn experiment(options: &ReproduceOptions) -> Result<Experiment, String> {
             }
         })
         .collect();
+    let sensitivity = Variant::all()
+        .into_iter()
+        .map(|v| {
+            let chain = Chain {
+                model: &model,
+                target: &target,
+                start: &map.position,
+                iterations,
+                warmup: Some(warmup),
+                seed: options.seed,
+            };
+            (v, chain.run_variant(v))
+        })
+        .collect();
     Ok(Experiment {
         data,
         dimension: model.dimension(),
@@ -248,6 +371,7 @@ pub fn experiment(options: &ReproduceOptions) -> Result<Experiment, String> {
         map,
         map_rmse,
         runs,
+        sensitivity,
     })
 }
 
@@ -263,13 +387,13 @@ struct Chain<'a> {
     seed: u64,
 }
 
-/// Builds `$sampler` (a `new_boxed` call), gives it the model's dimension
-/// and drives it; an error becomes the curve's failure.
+/// Builds `$sampler` (a `new_boxed` call of sampler `$kind`), gives it the
+/// model's dimension and drives it; an error becomes the curve's failure.
 macro_rules! built {
-    ($chain:expr, $sampler:expr) => {
+    ($chain:expr, $kind:expr, $sampler:expr) => {
         match $sampler {
             Ok(mut sampler) => match sampler.set_dimension($chain.model.dimension()) {
-                Ok(()) => $chain.drive(&mut *sampler),
+                Ok(()) => $chain.drive(&mut *sampler, $kind.starts()),
                 Err(e) => Curve::failed(e),
             },
             Err(e) => Curve::failed(e),
@@ -293,8 +417,18 @@ impl<'a> Chain<'a> {
         start[..self.start.len()].copy_from_slice(self.start);
         let start: Box<[f64; D]> = start.try_into().expect("the slice has D entries");
         match kind {
+            Kind::HmcBfgs => built!(
+                self,
+                kind,
+                HmcBfgs::<f64, D, WALKERS, WALKER_PAIRS>::new_boxed(
+                    HmcBfgsSettings::new(PAPER_STEP_SIZE, LEAPFROG_STEPS),
+                    &self.walker_starts::<WALKERS>(),
+                    self.target
+                )
+            ),
             Kind::Hmc => built!(
                 self,
+                kind,
                 Hmc::<f64, D>::new_boxed(
                     HmcSettings::new(PAPER_STEP_SIZE, LEAPFROG_STEPS),
                     &start,
@@ -303,6 +437,7 @@ impl<'a> Chain<'a> {
             ),
             Kind::Qnhmc => built!(
                 self,
+                kind,
                 Qnhmc::<f64, D, MEMORY>::new_boxed(
                     QnhmcSettings::new(PAPER_STEP_SIZE, LEAPFROG_STEPS, MEMORY),
                     &start,
@@ -312,13 +447,61 @@ impl<'a> Chain<'a> {
         }
     }
 
+    /// The chain of a [`Variant`].
+    fn run_variant(&self, variant: Variant) -> Curve {
+        const D: usize = LARGE_DIMENSION;
+        match variant {
+            Variant::QnhmcMemory(m) => {
+                let mut start = vec![0.0; D].into_boxed_slice();
+                start[..self.start.len()].copy_from_slice(self.start);
+                let start: Box<[f64; D]> = start.try_into().expect("the slice has D entries");
+                built!(
+                    self,
+                    variant,
+                    Qnhmc::<f64, D, MEMORY_CAPACITY>::new_boxed(
+                        QnhmcSettings::new(PAPER_STEP_SIZE, LEAPFROG_STEPS, m),
+                        &start,
+                        self.target
+                    )
+                )
+            }
+            Variant::HmcBfgsWalkers => {
+                const K: usize = WALKERS_SENSITIVITY;
+                built!(
+                    self,
+                    variant,
+                    HmcBfgs::<f64, D, K, { K - 2 }>::new_boxed(
+                        HmcBfgsSettings::new(PAPER_STEP_SIZE, LEAPFROG_STEPS),
+                        &self.walker_starts::<K>(),
+                        self.target
+                    )
+                )
+            }
+        }
+    }
+
+    /// K walkers at the start plus [`WALKER_JITTER`]·N(0, 1) per model
+    /// coordinate, in a zeroed allocation (K · 8 MiB, of which only the
+    /// model's coordinates are written).
+    fn walker_starts<const K: usize>(&self) -> Box<[[f64; LARGE_DIMENSION]; K]> {
+        let mut starts = qnmc::in_place::zeroed_box::<[[f64; LARGE_DIMENSION]; K]>();
+        let mut jitter = XorShiftRng::seed_from_u64(self.seed ^ 0xb1f9);
+        for walker in starts.iter_mut() {
+            for (w, &x) in walker.iter_mut().zip(self.start) {
+                *w = x + WALKER_JITTER * qnmc::random::standard_normal::<f64, _>(&mut jitter);
+            }
+        }
+        starts
+    }
+
     /// Steps `sampler` `iterations` times, tuning ε during warm-up,
     /// scoring each draw on the test set; stops at a step error or a
     /// non-finite draw.
-    fn drive<S>(&self, sampler: &mut S) -> Curve
+    fn drive<S>(&self, sampler: &mut S, starts: u64) -> Curve
     where
         S: Step<f64, LARGE_DIMENSION, PaddedModel<'a, LARGE_DIMENSION>>
             + Sampler<f64, LARGE_DIMENSION>
+            + MovedState
             + ?Sized,
     {
         let warmup = self.warmup.unwrap_or(0);
@@ -335,9 +518,10 @@ impl<'a> Chain<'a> {
         let mut average = AveragedPredictions::new(tests);
         let mut curve = Curve::default();
         let mut elapsed = Duration::ZERO;
-        // Construction evaluated the start once.
-        let mut gradients = 1_u64;
+        // Construction evaluated each start once.
+        let mut gradients = starts;
         for t in 1..=self.iterations {
+            let moved = sampler.next_walker();
             let clock = Instant::now();
             let stats = sampler.step(self.target, &mut rng);
             elapsed += clock.elapsed();
@@ -366,7 +550,7 @@ impl<'a> Chain<'a> {
             gradients += u64::from(stats.gradient_evaluations);
             curve.accepted += usize::from(stats.accepted);
             curve.acceptance += stats.acceptance_probability;
-            let x = &sampler.position()[..n];
+            let x = &sampler.walker(moved)[..n];
             let rmse = draw_rmse(self.model, x, &mut predictions);
             if !rmse.is_finite() {
                 curve.failure = Some(format!("non-finite test predictions at update {t}"));

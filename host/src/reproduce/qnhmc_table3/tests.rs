@@ -9,7 +9,7 @@ fn quick() -> ReproduceOptions {
 }
 
 /// The quick run (pmf-small's data, D = 9960): MAP lowers U from the
-/// start and beats the training-mean baseline; both samplers run every
+/// start and beats the training-mean baseline; every sampler runs every
 /// update from it, spend at most L gradients per update, accept some updates at the paper's ε, and the
 /// averaged RMSE is NaN exactly during warm-up (the probe's: never); the report and charts name
 /// every method of Table 3.
@@ -39,7 +39,7 @@ fn the_quick_run_completes_for_every_sampler() {
         );
         assert!(c.accepted > 0, "{label} accepted nothing at the paper's ε");
         // At most L per update (a trajectory that diverges stops early).
-        let per = (c.gradients[iterations - 1] - 1) as f64 / iterations as f64;
+        let per = (c.gradients[iterations - 1] - runs.kind.starts()) as f64 / iterations as f64;
         assert!(
             per > 0.0 && per <= f64::from(LEAPFROG_STEPS),
             "{label} {per}"
@@ -53,7 +53,16 @@ fn the_quick_run_completes_for_every_sampler() {
         assert_eq!(p.updates(), PROBE_UPDATES / 3);
         assert!(p.mean_rmse.iter().all(|r| r.is_finite()), "{label}");
     }
+    assert_eq!(e.sensitivity.len(), Variant::all().len());
+    for (variant, c) in &e.sensitivity {
+        assert_eq!(c.failure, None, "{}", variant.label());
+        assert_eq!(c.mean_rmse.len(), iterations, "{}", variant.label());
+        assert!(c.final_mean_rmse().is_finite(), "{}", variant.label());
+    }
     let md = write_up::markdown(&e, &options);
+    for (variant, _) in &e.sensitivity {
+        assert!(md.contains(&variant.label()), "{}", variant.label());
+    }
     for (label, rmse, _) in PAPER {
         assert!(
             md.contains(label) && md.contains(&rmse.to_string()),
@@ -61,10 +70,11 @@ fn the_quick_run_completes_for_every_sampler() {
         );
     }
     assert!(md.contains("Quick run") && md.contains("## Verdict"));
+    assert!(!md.contains('{'), "a placeholder was left unformatted");
     let charts = write_up::charts(&e);
     assert_eq!(charts.len(), 3);
     for chart in &charts {
-        for label in ["HMC", "QNHMC", "MAP"] {
+        for label in ["HMC", "QNHMC", "HMC-BFGS", "MAP"] {
             assert!(chart.series.iter().any(|s| s.label == label), "{label}");
         }
     }
