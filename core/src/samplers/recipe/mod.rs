@@ -32,10 +32,23 @@
 //!
 //! Every sampler here takes one minibatch gradient per step, with the random
 //! numbers of a step drawn in this order: the batch (by the target), then D
-//! standard normals ([`crate::random::fill_standard_normal`]), for all samplers
+//! (n at a run-time dimension n, below) standard normals
+//! ([`crate::random::fill_standard_normal`]), for all samplers
 //! and all settings (also when the noise covariance is zero). A NaN or infinite
 //! gradient, metric or proposal returns an error and leaves the sampler exactly
 //! as before the call (the generator has advanced).
+//!
+//! **Run-time dimension** (feature `runtime-dimension`): every sampler here
+//! but [`DenseSgrld`] takes `set_dimension(n)` before its first step and
+//! then moves only the first n ≤ D coordinates: n normals per step, every
+//! pass stopping at n, and the extended state z = (θ, r[, ξ]) given to the
+//! engine made of the first n entries of each block, laid out as in the
+//! sampler compiled for n (`extended_state`), so that the chain is bit for
+//! bit that sampler's. Each is also built in place (`init_in_place`,
+//! `new_boxed`, `reset`, from `recipe_in_place!`); [`Sgrld`] and [`Sgrhmc`]
+//! take their metric there too, by value (the macro's `metric` form), which
+//! must then be [`ZeroValid`](crate::in_place::ZeroValid), as
+//! [`ConstantInverseMetric`] is.
 //!
 //! ## Example
 //!
