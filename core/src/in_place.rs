@@ -21,8 +21,10 @@
 //! fill, the bytewise swap and the allocation behind `zeroed_box` (feature
 //! `alloc`). The other `unsafe` of the core is declarations: `unsafe impl
 //! ZeroValid`, written by the `zero_valid!` macro (which checks every field)
-//! or by hand for three types with a defined layout (`Square`,
-//! `InitialScaling`, `AcceptanceStatistic`), each with its SAFETY comment.
+//! or by hand for types with a defined layout (`Square`, `InitialScaling`,
+//! and `repr(u8)` enums whose first variant is the zero byte, such as
+//! `AcceptanceStatistic` or the recipe's `Correction`), each with its
+//! SAFETY comment.
 
 #![allow(unsafe_code)]
 

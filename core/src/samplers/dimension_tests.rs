@@ -1,5 +1,6 @@
 //! A run-time dimension n in storage of D for the samplers other than NUTS
-//! (HMC, HAMCMC, QNHMC, AMAGOLD and L2MC, SGLD, pSGLD): the chain must be bit for
+//! (HMC, HAMCMC, QNHMC, AMAGOLD and L2MC, SGLD, pSGLD, SGHMC, SGNHT, SGRLD,
+//! SGRHMC): the chain must be bit for
 //! bit the chain of the sampler compiled for n, built by value or in place,
 //! and the coordinates from n on must stay exactly zero. NUTS has its own
 //! (`adaptation/dimension_tests.rs`).
@@ -10,10 +11,12 @@ use rand_core::{Rng, SeedableRng};
 use rand_xorshift::XorShiftRng;
 
 use crate::lbfgs::InitialScaling;
+use crate::samplers::recipe::DiagonalRiemannianMetric;
 use crate::{
     Amagold, AmagoldSettings, Hamcmc, HamcmcSettings, Hmc, HmcSettings, MemoryUpdate,
-    MinibatchPotential, Potential, Psgld, PsgldSettings, Qnhmc, QnhmcMass, QnhmcSettings, Sgld,
-    SgldSettings, Step, StepSizeSchedule,
+    MinibatchPotential, Potential, Psgld, PsgldSettings, Qnhmc, QnhmcMass, QnhmcSettings, Sghmc,
+    SghmcSettings, SghmcUpdate, Sgld, SgldSettings, Sgnht, SgnhtSettings, Sgrhmc, SgrhmcSettings,
+    Sgrld, SgrldSettings, Step, StepSizeSchedule,
 };
 
 /// The model's dimension.
@@ -57,6 +60,33 @@ impl<const D: usize> MinibatchPotential<f64, D> for Correlated {
         let mut noise = XorShiftRng::seed_from_u64(*batch);
         for gi in g.iter_mut().take(N) {
             *gi += 0.1 * (f64::from(noise.next_u32()) / f64::from(u32::MAX) - 0.5);
+        }
+    }
+}
+
+/// A metric that depends on θ, G⁻¹ᵢᵢ = 1/(1 + c θᵢ²), on the model's first
+/// [`N`] coordinates. Beyond them (a sampler compiled for more than N that
+/// moves N) it writes values that are not a metric: the sampler must not
+/// read them.
+#[derive(Debug, Clone, Copy)]
+struct Curved {
+    c: f64,
+}
+
+crate::in_place::zero_valid!(impl[] Curved { c });
+
+impl<const D: usize> DiagonalRiemannianMetric<f64, D> for Curved {
+    fn inverse_metric(&self, x: &[f64; D], inverse: &mut [f64; D], derivative: &mut [f64; D]) {
+        for i in 0..D {
+            if i < N {
+                let q = 1.0 + self.c * x[i] * x[i];
+                inverse[i] = 1.0 / q;
+                derivative[i] = -2.0 * self.c * x[i] / (q * q);
+            } else {
+                assert_eq!(x[i], 0.0, "the metric saw a padding coordinate move");
+                inverse[i] = -1.0;
+                derivative[i] = f64::NAN;
+            }
         }
     }
 }
@@ -222,6 +252,147 @@ same_chain!(
     |D, slot| Psgld::<f64, D>::init_in_place(&mut slot, psgld_settings(), &start::<D>()).unwrap()
 );
 
+fn sghmc_settings(update: SghmcUpdate) -> SghmcSettings<f64> {
+    SghmcSettings {
+        update,
+        noise_estimate: 0.5,
+        ..SghmcSettings::new(0.05, 1.0)
+    }
+}
+
+same_chain!(
+    sghmc_position_first,
+    |D| Sghmc::<f64, D>::new(sghmc_settings(SghmcUpdate::PositionFirst), start::<D>()).unwrap(),
+    |D, slot| Sghmc::<f64, D>::init_in_place(
+        &mut slot,
+        sghmc_settings(SghmcUpdate::PositionFirst),
+        &start::<D>()
+    )
+    .unwrap()
+);
+
+same_chain!(
+    sghmc_recipe_euler,
+    |D| Sghmc::<f64, D>::new(sghmc_settings(SghmcUpdate::RecipeEuler), start::<D>()).unwrap(),
+    |D, slot| Sghmc::<f64, D>::init_in_place(
+        &mut slot,
+        sghmc_settings(SghmcUpdate::RecipeEuler),
+        &start::<D>()
+    )
+    .unwrap()
+);
+
+fn sgnht_settings() -> SgnhtSettings<f64> {
+    SgnhtSettings::new(0.02, 1.0)
+}
+
+same_chain!(
+    sgnht,
+    |D| Sgnht::<f64, D>::new(sgnht_settings(), start::<D>()).unwrap(),
+    |D, slot| Sgnht::<f64, D>::init_in_place(&mut slot, sgnht_settings(), &start::<D>()).unwrap()
+);
+
+const CURVED: Curved = Curved { c: 0.2 };
+
+same_chain!(
+    sgrld,
+    |D| Sgrld::<f64, D, _>::new(SgrldSettings::new(0.01), start::<D>(), CURVED).unwrap(),
+    |D, slot| Sgrld::<f64, D, _>::init_in_place(
+        &mut slot,
+        SgrldSettings::new(0.01),
+        &start::<D>(),
+        CURVED
+    )
+    .unwrap()
+);
+
+fn sgrhmc_settings() -> SgrhmcSettings<f64> {
+    SgrhmcSettings {
+        noise_estimate: 0.5,
+        ..SgrhmcSettings::new(0.03)
+    }
+}
+
+same_chain!(
+    sgrhmc,
+    |D| Sgrhmc::<f64, D, _>::new(sgrhmc_settings(), start::<D>(), CURVED).unwrap(),
+    |D, slot| Sgrhmc::<f64, D, _>::init_in_place(
+        &mut slot,
+        sgrhmc_settings(),
+        &start::<D>(),
+        CURVED
+    )
+    .unwrap()
+);
+
+/// The momenta (and SGNHT's thermostat) of the extended-state samplers at
+/// D = 8 (z's blocks overlap when moved: 2n > D) and 13 (they do not)
+/// moving n = N: r stays zero from n on, and r and ξ are those of the
+/// sampler compiled for N, bit for bit.
+#[test]
+fn extended_states_are_those_of_the_sampler_compiled_for_n() {
+    fn run<const D: usize, S: Step<f64, D, Correlated>>(
+        sampler: &mut S,
+        extra: impl Fn(&S) -> ([f64; D], f64),
+    ) -> Vec<([u64; N], u64)> {
+        let mut rng = XorShiftRng::seed_from_u64(4);
+        (0..200)
+            .map(|_| {
+                let _ = sampler.step(&Correlated, &mut rng);
+                let (r, xi) = extra(sampler);
+                assert!(r[N..].iter().all(|&v| v == 0.0), "a padding momentum moved");
+                (core::array::from_fn(|i| r[i].to_bits()), xi.to_bits())
+            })
+            .collect()
+    }
+    for update in [SghmcUpdate::PositionFirst, SghmcUpdate::RecipeEuler] {
+        let exact = run(
+            &mut Sghmc::<f64, N>::new(sghmc_settings(update), start()).unwrap(),
+            |s| (*s.momentum(), 0.0),
+        );
+        let mut slot = MaybeUninit::uninit();
+        let d8 =
+            Sghmc::<f64, 8>::init_in_place(&mut slot, sghmc_settings(update), &start()).unwrap();
+        d8.set_dimension(N).unwrap();
+        assert_eq!(exact, run(d8, |s| (*s.momentum(), 0.0)), "{update:?}");
+        let mut slot = MaybeUninit::uninit();
+        let d13 =
+            Sghmc::<f64, 13>::init_in_place(&mut slot, sghmc_settings(update), &start()).unwrap();
+        d13.set_dimension(N).unwrap();
+        assert_eq!(exact, run(d13, |s| (*s.momentum(), 0.0)), "{update:?}");
+    }
+    let exact = run(
+        &mut Sgnht::<f64, N>::new(sgnht_settings(), start()).unwrap(),
+        |s| (*s.momentum(), s.thermostat()),
+    );
+    assert!(
+        exact.iter().any(|(_, xi)| *xi != exact[0].1),
+        "ξ never moved"
+    );
+    let mut slot = MaybeUninit::uninit();
+    let d8 = Sgnht::<f64, 8>::init_in_place(&mut slot, sgnht_settings(), &start()).unwrap();
+    d8.set_dimension(N).unwrap();
+    assert_eq!(exact, run(d8, |s| (*s.momentum(), s.thermostat())));
+    let mut slot = MaybeUninit::uninit();
+    let d13 = Sgnht::<f64, 13>::init_in_place(&mut slot, sgnht_settings(), &start()).unwrap();
+    d13.set_dimension(N).unwrap();
+    assert_eq!(exact, run(d13, |s| (*s.momentum(), s.thermostat())));
+    let exact = run(
+        &mut Sgrhmc::<f64, N, _>::new(sgrhmc_settings(), start(), CURVED).unwrap(),
+        |s| (*s.momentum(), 0.0),
+    );
+    let mut slot = MaybeUninit::uninit();
+    let d8 =
+        Sgrhmc::<f64, 8, _>::init_in_place(&mut slot, sgrhmc_settings(), &start(), CURVED).unwrap();
+    d8.set_dimension(N).unwrap();
+    assert_eq!(exact, run(d8, |s| (*s.momentum(), 0.0)));
+    let mut slot = MaybeUninit::uninit();
+    let d13 = Sgrhmc::<f64, 13, _>::init_in_place(&mut slot, sgrhmc_settings(), &start(), CURVED)
+        .unwrap();
+    d13.set_dimension(N).unwrap();
+    assert_eq!(exact, run(d13, |s| (*s.momentum(), 0.0)));
+}
+
 /// L2MC (AMAGOLD on full gradients) through its own step.
 #[test]
 fn l2mc() {
@@ -385,4 +556,143 @@ fn reset_and_in_place_start_the_chain_new_builds() {
         |s: &mut Psgld<f64, 8>| s.reset(psgld_settings(), &start()),
         |s: &mut Psgld<f64, 8>| s.reset(psgld_settings(), &bad)
     );
+    for update in [SghmcUpdate::PositionFirst, SghmcUpdate::RecipeEuler] {
+        same_start!(
+            {
+                let mut s = Sghmc::<f64, 8>::new(sghmc_settings(update), start()).unwrap();
+                s.set_dimension(N).unwrap();
+                s
+            },
+            |slot| Sghmc::<f64, 8>::init_in_place(slot, sghmc_settings(update), &start()).unwrap(),
+            |s: &mut Sghmc<f64, 8>| s.reset(sghmc_settings(update), &start()),
+            |s: &mut Sghmc<f64, 8>| s.reset(sghmc_settings(update), &bad)
+        );
+    }
+    same_start!(
+        {
+            let mut s = Sgnht::<f64, 8>::new(sgnht_settings(), start()).unwrap();
+            s.set_dimension(N).unwrap();
+            s
+        },
+        |slot| Sgnht::<f64, 8>::init_in_place(slot, sgnht_settings(), &start()).unwrap(),
+        |s: &mut Sgnht<f64, 8>| s.reset(sgnht_settings(), &start()),
+        |s: &mut Sgnht<f64, 8>| s.reset(sgnht_settings(), &bad)
+    );
+    same_start!(
+        {
+            let mut s = Sgrld::<f64, 8, _>::new(SgrldSettings::new(0.01), start(), CURVED).unwrap();
+            s.set_dimension(N).unwrap();
+            s
+        },
+        |slot| Sgrld::<f64, 8, _>::init_in_place(
+            slot,
+            SgrldSettings::new(0.01),
+            &start(),
+            Curved { c: 1.0 }
+        )
+        .unwrap(),
+        |s: &mut Sgrld<f64, 8, Curved>| s.reset(SgrldSettings::new(0.01), &start(), CURVED),
+        |s: &mut Sgrld<f64, 8, Curved>| s.reset(SgrldSettings::new(0.01), &bad, CURVED)
+    );
+    same_start!(
+        {
+            let mut s = Sgrhmc::<f64, 8, _>::new(sgrhmc_settings(), start(), CURVED).unwrap();
+            s.set_dimension(N).unwrap();
+            s
+        },
+        |slot| Sgrhmc::<f64, 8, _>::init_in_place(
+            slot,
+            sgrhmc_settings(),
+            &start(),
+            Curved { c: 1.0 }
+        )
+        .unwrap(),
+        |s: &mut Sgrhmc<f64, 8, Curved>| s.reset(sgrhmc_settings(), &start(), CURVED),
+        |s: &mut Sgrhmc<f64, 8, Curved>| s.reset(sgrhmc_settings(), &bad, CURVED)
+    );
+}
+
+/// A failed reset of the extended-state samplers leaves θ, r, ξ, the
+/// settings, the metric and the run-time dimension as they were.
+#[test]
+fn a_failed_reset_of_an_extended_state_changes_nothing() {
+    let mut rng = XorShiftRng::seed_from_u64(3);
+    let mut bad = start::<8>();
+    bad[1] = f64::NAN;
+    let mut sghmc =
+        Sghmc::<f64, 8>::new(sghmc_settings(SghmcUpdate::RecipeEuler), start()).unwrap();
+    sghmc.set_dimension(N).unwrap();
+    for _ in 0..5 {
+        sghmc.step(&Correlated, &mut rng).unwrap();
+    }
+    let before = (*sghmc.position(), *sghmc.momentum(), *sghmc.settings());
+    assert!(sghmc.reset(SghmcSettings::new(0.1, 1.0), &bad).is_err());
+    assert!(
+        sghmc
+            .reset(SghmcSettings::new(-0.1, 1.0), &start())
+            .is_err()
+    );
+    assert_eq!(
+        before,
+        (*sghmc.position(), *sghmc.momentum(), *sghmc.settings())
+    );
+    assert_eq!(sghmc.dimension(), N);
+
+    let mut sgnht = Sgnht::<f64, 8>::new(sgnht_settings(), start()).unwrap();
+    sgnht.set_dimension(N).unwrap();
+    for _ in 0..5 {
+        sgnht.step(&Correlated, &mut rng).unwrap();
+    }
+    let before = (*sgnht.position(), *sgnht.momentum(), sgnht.thermostat());
+    assert!(sgnht.reset(sgnht_settings(), &bad).is_err());
+    assert!(
+        sgnht
+            .reset(SgnhtSettings::new(0.02, -1.0), &start())
+            .is_err()
+    );
+    assert_eq!(
+        before,
+        (*sgnht.position(), *sgnht.momentum(), sgnht.thermostat())
+    );
+    assert_eq!(sgnht.dimension(), N);
+    // A good reset: r = 0, ξ = A, dimension D.
+    sgnht
+        .reset(SgnhtSettings::new(0.02, 2.0), &start())
+        .unwrap();
+    assert_eq!(sgnht.momentum(), &[0.0; 8]);
+    assert_eq!(sgnht.thermostat(), 2.0);
+    assert_eq!(sgnht.dimension(), 8);
+
+    let mut sgrhmc = Sgrhmc::<f64, 8, _>::new(sgrhmc_settings(), start(), CURVED).unwrap();
+    sgrhmc.set_dimension(N).unwrap();
+    for _ in 0..5 {
+        sgrhmc.step(&Correlated, &mut rng).unwrap();
+    }
+    let before = (*sgrhmc.position(), *sgrhmc.momentum());
+    assert!(
+        sgrhmc
+            .reset(sgrhmc_settings(), &bad, Curved { c: 3.0 })
+            .is_err()
+    );
+    assert_eq!(before, (*sgrhmc.position(), *sgrhmc.momentum()));
+    assert_eq!(sgrhmc.metric().c, CURVED.c);
+    assert_eq!(sgrhmc.dimension(), N);
+    sgrhmc
+        .reset(sgrhmc_settings(), &start(), Curved { c: 3.0 })
+        .unwrap();
+    assert_eq!(sgrhmc.metric().c, 3.0);
+    assert_eq!(sgrhmc.momentum(), &[0.0; 8]);
+
+    let mut sgrld = Sgrld::<f64, 8, _>::new(SgrldSettings::new(0.01), start(), CURVED).unwrap();
+    sgrld.set_dimension(N).unwrap();
+    sgrld.step(&Correlated, &mut rng).unwrap();
+    let before = *sgrld.position();
+    assert!(
+        sgrld
+            .reset(SgrldSettings::new(0.0), &start(), Curved { c: 3.0 })
+            .is_err()
+    );
+    assert_eq!(before, *sgrld.position());
+    assert_eq!(sgrld.metric().c, CURVED.c);
+    assert!(sgrld.set_dimension(6).is_err(), "after the first step");
 }

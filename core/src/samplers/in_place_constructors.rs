@@ -1,11 +1,12 @@
 //! `init_in_place`, `new_boxed` and `reset`, the constructors that build a
 //! sampler where it lives ([`crate::in_place`]), written once for every
-//! sampler built from its settings and a start (HAMCMC, SGLD, pSGLD) or
-//! from its settings, a start and the target (HMC, QNHMC, AMAGOLD).
+//! sampler built from its settings and a start (HAMCMC, SGLD, pSGLD, SGHMC,
+//! SGNHT), from its settings, a start and the target (HMC, QNHMC, AMAGOLD),
+//! or from its settings, a start and a metric it owns (SGRLD, SGRHMC).
 //!
 //! A sampler provides two methods the generated constructors call:
 //!
-//! - `initialize_zeroed(&mut self, settings, start[, target])`: the state of
+//! - `initialize_zeroed(&mut self, settings, start[, target | metric])`: the state of
 //!   its `new` on an all-zero sampler, validating first; it writes nothing
 //!   of length D it does not need, so the pages of a zeroed allocation stay
 //!   untouched until the chain uses them;
@@ -21,8 +22,62 @@ use crate::target::Potential;
 
 /// `in_place_constructors!(impl[T: Real, const D: usize] Sgld<T, D> {
 /// settings: SgldSettings<T> })`, or with `, target: target: P` after the
-/// settings for a sampler that evaluates the target at its start.
+/// settings for a sampler that evaluates the target at its start, or with
+/// `, metric: metric: G` for a sampler that owns a metric (SGRLD, SGRHMC):
+/// the constructors then take the metric last, by value, and move it into
+/// the sampler after the zero fill (`initialize_zeroed(settings, start,
+/// metric)`; `check_reset(&settings, start)` does not see it).
 macro_rules! in_place_constructors {
+    (impl[$($g:tt)*] $ty:ty { settings: $settings:ty, metric: $metric:ident: $gm:ty }) => {
+        impl<$($g)*> $ty {
+            /// `new` written into `slot` ([`crate::in_place`]): nothing of
+            /// the sampler crosses the stack but the metric, which is moved
+            /// in (a metric that holds D values crosses it whole: at a large
+            /// D use one that holds fewer, as
+            /// [`ConstantInverseMetric`](crate::samplers::recipe::ConstantInverseMetric)).
+            pub fn init_in_place<'s>(
+                slot: &'s mut core::mem::MaybeUninit<Self>,
+                settings: $settings,
+                initial_position: &[T; D],
+                $metric: $gm,
+            ) -> Result<&'s mut Self, $crate::Error> {
+                let sampler = $crate::in_place::zeroed(slot);
+                sampler.initialize_zeroed(settings, initial_position, $metric)?;
+                Ok(sampler)
+            }
+
+            /// `new` in a `Box` allocated zeroed (feature `alloc`), the
+            /// metric moved in: only the pages the chain writes are ever
+            /// touched, so a sampler compiled for a large D and run at a
+            /// smaller [`dimension`](Self::dimension) costs the memory of
+            /// that dimension.
+            #[cfg(feature = "alloc")]
+            pub fn new_boxed(
+                settings: $settings,
+                initial_position: &[T; D],
+                $metric: $gm,
+            ) -> Result<alloc::boxed::Box<Self>, $crate::Error> {
+                let mut sampler = $crate::in_place::zeroed_box::<Self>();
+                sampler.initialize_zeroed(settings, initial_position, $metric)?;
+                Ok(sampler)
+            }
+
+            /// In place, the state of `new` with `settings` at
+            /// `initial_position` with the metric `metric` (the old one is
+            /// replaced; the run-time dimension goes back to D). On error
+            /// nothing changes.
+            pub fn reset(
+                &mut self,
+                settings: $settings,
+                initial_position: &[T; D],
+                $metric: $gm,
+            ) -> Result<(), $crate::Error> {
+                self.check_reset(&settings, initial_position)?;
+                $crate::in_place::zero(self);
+                self.initialize_zeroed(settings, initial_position, $metric)
+            }
+        }
+    };
     (impl[$($g:tt)*] $ty:ty { settings: $settings:ty $(, target: $target:ident: $p:ident)? }) => {
         impl<$($g)*> $ty {
             /// `new` written into `slot` ([`crate::in_place`]): nothing of

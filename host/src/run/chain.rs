@@ -22,8 +22,7 @@ use rand_core::SeedableRng;
 
 use super::progress::Progress;
 use super::samplers::{
-    AmagoldChain, ChainSampler, ConstantDiagonalMetric, ENSEMBLE_MEMORY, ENSEMBLE_WALKERS,
-    NutsChain, Sweep,
+    AmagoldChain, ChainSampler, ENSEMBLE_MEMORY, ENSEMBLE_WALKERS, NutsChain, Sweep, sg_metric,
 };
 use super::{
     DIVERGENCE_TARGET_ACCEPTANCE, MetricKind, RunError, RunSettings, SamplerKind, chain_seed,
@@ -247,32 +246,6 @@ pub(crate) fn run_chain<const D: usize>(
                 .map(Sweep)
             )
         }
-        SamplerKind::Sgrld => go!(
-            job,
-            x,
-            Sgrld::<f64, D, _>::new(SgrldSettings::new(eps), start, sg_metric(s))
-        ),
-        SamplerKind::Sghmc => go!(
-            job,
-            x,
-            Sghmc::<f64, D>::new(
-                SghmcSettings {
-                    update: s.sghmc_update,
-                    ..SghmcSettings::new(eps, s.friction_for(kind))
-                },
-                start
-            )
-        ),
-        SamplerKind::Sgnht => go!(
-            job,
-            x,
-            Sgnht::<f64, D>::new(SgnhtSettings::new(eps, s.friction_for(kind)), start)
-        ),
-        SamplerKind::Sgrhmc => go!(
-            job,
-            x,
-            Sgrhmc::<f64, D, _>::new(SgrhmcSettings::new(eps), start, sg_metric(s))
-        ),
         // The other metrics went to `run_nuts_chain` above.
         SamplerKind::Nuts => go!(
             job,
@@ -286,7 +259,11 @@ pub(crate) fn run_chain<const D: usize>(
         | SamplerKind::Amagold
         | SamplerKind::L2mc
         | SamplerKind::Sgld
-        | SamplerKind::Psgld => Err(RunError::Settings(format!(
+        | SamplerKind::Psgld
+        | SamplerKind::Sgrld
+        | SamplerKind::Sghmc
+        | SamplerKind::Sgnht
+        | SamplerKind::Sgrhmc => Err(RunError::Settings(format!(
             "internal: {kind} runs from run_any_dimension_chain"
         ))),
     }
@@ -332,6 +309,40 @@ pub(crate) fn run_any_dimension_chain<const D: usize>(
             job,
             x,
             Psgld::<f64, D>::new_boxed(PsgldSettings::new(eps, 0.99, 1e-5), &x.start)
+        ),
+        SamplerKind::Sgrld => go_boxed!(
+            job,
+            x,
+            Sgrld::<f64, D, _>::new_boxed(
+                SgrldSettings::new(eps),
+                &x.start,
+                sg_metric(s.pilot.as_ref().and_then(|p| p.inverse_metric.as_deref()))
+            )
+        ),
+        SamplerKind::Sghmc => go_boxed!(
+            job,
+            x,
+            Sghmc::<f64, D>::new_boxed(
+                SghmcSettings {
+                    update: s.sghmc_update,
+                    ..SghmcSettings::new(eps, s.friction_for(kind))
+                },
+                &x.start
+            )
+        ),
+        SamplerKind::Sgnht => go_boxed!(
+            job,
+            x,
+            Sgnht::<f64, D>::new_boxed(SgnhtSettings::new(eps, s.friction_for(kind)), &x.start)
+        ),
+        SamplerKind::Sgrhmc => go_boxed!(
+            job,
+            x,
+            Sgrhmc::<f64, D, _>::new_boxed(
+                SgrhmcSettings::new(eps),
+                &x.start,
+                sg_metric(s.pilot.as_ref().and_then(|p| p.inverse_metric.as_deref()))
+            )
         ),
         other => Err(RunError::Settings(format!(
             "internal: {other} is not a sampler of any dimension without a memory"
@@ -488,13 +499,6 @@ pub(crate) fn run_nuts_chain<const D: usize>(
             "internal: nuts --metric {other:?} is not run here"
         ))),
     }
-}
-
-/// SGRLD's and SGRHMC's G⁻¹: the pilot's, else the identity.
-fn sg_metric<const D: usize>(s: &RunSettings) -> ConstantDiagonalMetric<D> {
-    ConstantDiagonalMetric::from_model_entries(
-        s.pilot.as_ref().and_then(|p| p.inverse_metric.as_deref()),
-    )
 }
 
 /// NUTS with Stan's windowed warm-up over at most `--warmup` draws (no

@@ -11,7 +11,8 @@
 //!   bit the one a size-n sampler would draw. D only sets the storage.
 //! - The samplers of any dimension
 //!   ([`SamplerKind::runs_any_dimension`](super::SamplerKind::runs_any_dimension):
-//!   HMC, QNHMC, HAMCMC, AMAGOLD, L2MC, SGLD, pSGLD) run a model of more than
+//!   HMC, QNHMC, HAMCMC, AMAGOLD, L2MC, SGLD, pSGLD, SGRLD, SGHMC, SGNHT,
+//!   SGRHMC) run a model of more than
 //!   1000 coordinates in the one storage size [`LARGE_DIMENSION`] (2²⁰),
 //!   with its run-time dimension n as NUTS does: built in place in a
 //!   zeroed allocation, so only the pages of n coordinates are ever
@@ -20,7 +21,7 @@
 //!   nothing at run time.
 //!   Up to 1000 coordinates they run in the next size of [`DIMENSIONS`],
 //!   moving the model's n coordinates only, like NUTS.
-//! - The other samplers pad the model with D − n independent N(0, 1)
+//! - The other samplers (the ensembles) pad the model with D − n independent N(0, 1)
 //!   coordinates ([`PaddedModel`](crate::model::PaddedModel)), dropped from
 //!   the output; they cost dimension D (at most 1.6 n) and are offered up to
 //!   1000.

@@ -1,9 +1,10 @@
 //! Each core sampler behind one interface, [`ChainSampler`], so a single
 //! chain loop ([`super::chain`]) drives them all.
 
-use qnmc::samplers::recipe::DiagonalRiemannianMetric;
+use qnmc::samplers::recipe::ConstantInverseMetric;
 use qnmc::{Amagold, Error, HmcBfgs, MhBfgs, Sampler, Step, StepStats};
 
+use super::pilot::MAX_PILOT_DIMENSION;
 use crate::model::{ModelRng, PaddedModel};
 use qnmc::adaptation::{AdaptiveNuts, MetricEstimator};
 
@@ -197,34 +198,17 @@ macro_rules! ensemble_sampler {
 ensemble_sampler!(HmcBfgs);
 ensemble_sampler!(MhBfgs);
 
-/// A constant diagonal metric: G⁻¹ = diag(`inverse`), ∂G⁻¹ = 0 (SGRLD and
-/// SGRHMC with the pilot's G = diag(Hessian at the mode)).
-pub(crate) struct ConstantDiagonalMetric<const D: usize> {
-    pub(crate) inverse: [f64; D],
-}
+/// SGRLD's and SGRHMC's metric: a constant diagonal G⁻¹ (∂G⁻¹ = 0), the
+/// pilot's G = diag(Hessian at the mode) on the model's coordinates and the
+/// identity beyond them (auxiliaries, padding) or without a pilot. The
+/// core's [`ConstantInverseMetric`] holding [`MAX_PILOT_DIMENSION`] values:
+/// 8 KB whatever the storage D, so the in-place constructors, which move
+/// the metric in, build the samplers at D = 2²⁰ too (the pilot stops at
+/// [`MAX_PILOT_DIMENSION`] coordinates, so a larger model gets G = I).
+pub(crate) type SgMetric = ConstantInverseMetric<f64, MAX_PILOT_DIMENSION>;
 
-impl<const D: usize> ConstantDiagonalMetric<D> {
-    /// G⁻¹ from the model's `n` entries of `inverse` (1 on the padding), or
-    /// G = I without them.
-    pub(crate) fn from_model_entries(inverse: Option<&[f64]>) -> Self {
-        let mut out = [1.0; D];
-        if let Some(v) = inverse {
-            for (o, &x) in out.iter_mut().zip(v) {
-                *o = x;
-            }
-        }
-        ConstantDiagonalMetric { inverse: out }
-    }
-}
-
-impl<const D: usize> DiagonalRiemannianMetric<f64, D> for ConstantDiagonalMetric<D> {
-    fn inverse_metric(
-        &self,
-        _position: &[f64; D],
-        inverse: &mut [f64; D],
-        derivative: &mut [f64; D],
-    ) {
-        *inverse = self.inverse;
-        *derivative = [0.0; D];
-    }
+/// [`SgMetric`] from the model's entries of G⁻¹ (the pilot's), or G = I
+/// without them.
+pub(crate) fn sg_metric(inverse: Option<&[f64]>) -> SgMetric {
+    inverse.map_or_else(SgMetric::identity, SgMetric::from_leading)
 }

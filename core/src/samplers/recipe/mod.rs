@@ -32,10 +32,23 @@
 //!
 //! Every sampler here takes one minibatch gradient per step, with the random
 //! numbers of a step drawn in this order: the batch (by the target), then D
-//! standard normals ([`crate::random::fill_standard_normal`]), for all samplers
+//! (n at a run-time dimension n, below) standard normals
+//! ([`crate::random::fill_standard_normal`]), for all samplers
 //! and all settings (also when the noise covariance is zero). A NaN or infinite
 //! gradient, metric or proposal returns an error and leaves the sampler exactly
 //! as before the call (the generator has advanced).
+//!
+//! **Run-time dimension** (feature `runtime-dimension`): every sampler here
+//! but [`DenseSgrld`] takes `set_dimension(n)` before its first step and
+//! then moves only the first n ≤ D coordinates: n normals per step, every
+//! pass stopping at n, and the extended state z = (θ, r[, ξ]) given to the
+//! engine made of the first n entries of each block, laid out as in the
+//! sampler compiled for n (`extended_state`), so that the chain is bit for
+//! bit that sampler's. Each is also built in place (`init_in_place`,
+//! `new_boxed`, `reset`, from `recipe_in_place!`); [`Sgrld`] and [`Sgrhmc`]
+//! take their metric there too, by value (the macro's `metric` form), which
+//! must then be [`ZeroValid`](crate::in_place::ZeroValid), as
+//! [`ConstantInverseMetric`] is.
 //!
 //! ## Example
 //!
@@ -110,17 +123,34 @@ macro_rules! recipe_sampler_traits {
 /// The in-place constructors (`in_place_constructors!`) and the run-time
 /// dimension of a recipe sampler
 /// `$sampler<T, D>` with settings `$settings<T>` ([`crate::in_place`],
-/// feature `runtime-dimension`). The sampler provides
-/// `initialize_zeroed(&mut self, settings, &[T; D]) -> Result<(), Error>`
-/// (the state of `new` on an all-zero sampler, validating first) and the
-/// fields `position`, `dimension` (0: D) and `started` (a step was taken).
+/// feature `runtime-dimension`), or of a sampler `$sampler<T, D, G>` that
+/// owns a metric `G` (`recipe_in_place!(Sgrld<G>, SgrldSettings, metric)`:
+/// the constructors take the metric last, which must be
+/// [`ZeroValid`](crate::in_place::ZeroValid)). The sampler provides
+/// `initialize_zeroed(&mut self, settings, &[T; D][, metric]) -> Result<(),
+/// Error>` (the state of `new` on an all-zero sampler, validating first),
+/// an inherent `position()` and the fields `dimension` (0: D) and `started`
+/// (a step was taken).
 macro_rules! recipe_in_place {
     ($sampler:ident, $settings:ident) => {
         $crate::samplers::in_place_constructors::in_place_constructors!(
             impl[T: $crate::Real, const D: usize] $sampler<T, D> { settings: $settings<T> }
         );
-
-        impl<T: $crate::Real, const D: usize> $sampler<T, D> {
+        recipe_in_place!(@dimension impl[T: $crate::Real, const D: usize] $sampler<T, D>, $settings);
+    };
+    ($sampler:ident<G>, $settings:ident, metric) => {
+        $crate::samplers::in_place_constructors::in_place_constructors!(
+            impl[
+                T: $crate::Real,
+                const D: usize,
+                G: $crate::samplers::recipe::DiagonalRiemannianMetric<T, D>
+                    + $crate::in_place::ZeroValid
+            ] $sampler<T, D, G> { settings: $settings<T>, metric: metric: G }
+        );
+        recipe_in_place!(@dimension impl[T: $crate::Real, const D: usize, G] $sampler<T, D, G>, $settings);
+    };
+    (@dimension impl[$($g:tt)*] $ty:ty, $settings:ident) => {
+        impl<$($g)*> $ty {
             /// The checks of `initialize_zeroed`, changing nothing.
             fn check_reset(
                 &mut self,
@@ -150,7 +180,7 @@ macro_rules! recipe_in_place {
             /// on; on error nothing changes.
             #[cfg(feature = "runtime-dimension")]
             pub fn set_dimension(&mut self, n: usize) -> Result<(), $crate::error::Error> {
-                $crate::samplers::dimension::check_new(n, self.started, &self.position)?;
+                $crate::samplers::dimension::check_new(n, self.started, self.position())?;
                 self.dimension = n;
                 Ok(())
             }
@@ -158,6 +188,7 @@ macro_rules! recipe_in_place {
     };
 }
 
+mod constant_metric;
 mod dense_sgrld;
 pub mod engine;
 mod psgld;
@@ -167,6 +198,7 @@ mod sgnht;
 mod sgrhmc;
 mod sgrld;
 
+pub use constant_metric::ConstantInverseMetric;
 pub use dense_sgrld::{DenseSgrld, DenseSgrldSettings};
 pub use engine::{RecipeDynamics, recipe_update, recipe_work_len};
 pub use psgld::{MinibatchHessianDiagonal, Psgld, PsgldSettings};
@@ -186,7 +218,9 @@ use crate::stats::StepStats;
 use crate::target::MinibatchPotential;
 
 /// Whether a state-dependent sampler adds the recipe's correction term Γ.
+/// (`repr(u8)`, `Included` = 0: all-zero bytes are `Included`.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
 pub enum Correction {
     /// Γ included: the recipe's sampler (SGRLD eq. 20, gSGRHMC eq. 30). Correct
     /// as ε → 0.
@@ -198,6 +232,11 @@ pub enum Correction {
     Omitted,
 }
 
+// SAFETY: `repr(u8)` with a field-less first variant `Included` of
+// discriminant 0: the zero byte is `Included`.
+#[allow(unsafe_code)]
+unsafe impl crate::in_place::ZeroValid for Correction {}
+
 /// A diagonal, position-dependent metric G(θ) for [`Sgrld`] and [`Sgrhmc`].
 ///
 /// The samplers need the diagonal of G(θ)⁻¹ and its element-wise derivative
@@ -207,10 +246,34 @@ pub enum Correction {
 /// Riemannian: G depends on θ. Not to be confused with
 /// [`metric::DiagonalMetric`](crate::metric::DiagonalMetric), the constant
 /// diagonal mass of NUTS and HMC (until issue 24 the two shared that name).
+///
+/// **Run-time dimension** (feature `runtime-dimension`): a sampler that moves
+/// only its first n coordinates (`set_dimension`) calls
+/// [`leading_inverse_metric`](Self::leading_inverse_metric) with n. The
+/// position it passes is zero from n on, and it reads only the first n
+/// entries of `inverse` and `derivative`: whatever the metric writes beyond
+/// (the default writes all D, through
+/// [`inverse_metric`](Self::inverse_metric)) is ignored. A metric that
+/// overrides it to write n entries makes a step cost n, not D.
 pub trait DiagonalRiemannianMetric<T: Real, const D: usize> {
     /// Writes (G(θ)⁻¹)ᵢᵢ into `inverse` (must be finite and > 0) and
     /// ∂(G(θ)⁻¹)ᵢᵢ/∂θᵢ into `derivative` (must be finite).
     fn inverse_metric(&self, position: &[T; D], inverse: &mut [T; D], derivative: &mut [T; D]);
+
+    /// The first `n` (1 ≤ n ≤ D) entries of what
+    /// [`inverse_metric`](Self::inverse_metric) writes, for a sampler of
+    /// run-time dimension n (`position` is zero from n on; the entries from
+    /// n on are not read). By default `inverse_metric` itself.
+    fn leading_inverse_metric(
+        &self,
+        n: usize,
+        position: &[T; D],
+        inverse: &mut [T; D],
+        derivative: &mut [T; D],
+    ) {
+        let _ = n;
+        self.inverse_metric(position, inverse, derivative)
+    }
 }
 
 impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D> + ?Sized>
@@ -219,21 +282,35 @@ impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D> + ?Sized>
     fn inverse_metric(&self, position: &[T; D], inverse: &mut [T; D], derivative: &mut [T; D]) {
         (**self).inverse_metric(position, inverse, derivative)
     }
+
+    fn leading_inverse_metric(
+        &self,
+        n: usize,
+        position: &[T; D],
+        inverse: &mut [T; D],
+        derivative: &mut [T; D],
+    ) {
+        (**self).leading_inverse_metric(n, position, inverse, derivative)
+    }
 }
 
-/// Evaluates the metric and checks it: a non-finite or non-positive G⁻¹ or a
-/// non-finite derivative is reported as [`Error::NonFiniteGradient`].
+/// Evaluates the metric's first `n` entries (the sampler's dimension) and
+/// checks them: a non-finite or non-positive G⁻¹ or a non-finite derivative
+/// is reported as [`Error::NonFiniteGradient`].
 pub(crate) fn evaluate_metric<
     T: Real,
     const D: usize,
     G: DiagonalRiemannianMetric<T, D> + ?Sized,
 >(
     metric: &G,
+    n: usize,
     position: &[T; D],
     inverse: &mut [T; D],
     derivative: &mut [T; D],
 ) -> Result<(), Error> {
-    metric.inverse_metric(position, inverse, derivative);
+    let n = n.min(D);
+    metric.leading_inverse_metric(n, position, inverse, derivative);
+    let (inverse, derivative) = (&inverse[..n], &derivative[..n]);
     if !all_finite(inverse) || !all_finite(derivative) || inverse.iter().any(|&g| g <= T::ZERO) {
         return Err(Error::NonFiniteGradient);
     }
@@ -307,6 +384,65 @@ where
         return Err(Error::NonFiniteGradient);
     }
     Ok(stats)
+}
+
+/// The rows of D an extended-state sampler whose scratch is otherwise too
+/// short adds to its scratch for [`extended_state`]'s copy of z (feature
+/// `runtime-dimension`; without it the dimension is always D, z is the
+/// state itself, and nothing is added).
+#[cfg(feature = "runtime-dimension")]
+pub(crate) const COMPACT_ROWS: usize = 2;
+#[cfg(not(feature = "runtime-dimension"))]
+pub(crate) const COMPACT_ROWS: usize = 0;
+
+/// The extended state z of a sampler of dimension n (SGHMC, SGNHT, SGRHMC)
+/// in the layout of the sampler compiled for n, which is what the recipe
+/// engine reads (so that the chain is bit for bit that one): the first n
+/// entries of each of the first `blocks` rows of `state` (θ, r), then the
+/// first `tail` entries of the next row (SGNHT's ξ). At n = D that is the
+/// state itself, and the whole of `work` is returned as the engine's
+/// scratch; below D, z is copied to the start of `work` and the rest of
+/// `work` returned. [`Error::InvalidSetting`] when `work` or `state` is too
+/// short (not for the samplers' sizes).
+pub(crate) fn extended_state<'a, T: Real, const D: usize>(
+    state: &'a [[T; D]],
+    blocks: usize,
+    tail: usize,
+    n: usize,
+    work: &'a mut [T],
+) -> Result<(&'a [T], &'a mut [T]), Error> {
+    let short = || Error::invalid("state", "scratch for the extended state");
+    let len = blocks * n + tail;
+    if n >= D {
+        let z = state.as_flattened().get(..len).ok_or_else(short)?;
+        return Ok((z, work));
+    }
+    let (z, rest) = work.split_at_mut_checked(len).ok_or_else(short)?;
+    for (b, row) in state.iter().enumerate().take(blocks) {
+        z[b * n..(b + 1) * n].copy_from_slice(&row[..n]);
+    }
+    if tail > 0 {
+        let row = state.get(blocks).ok_or_else(short)?;
+        z[blocks * n..].copy_from_slice(&row[..tail]);
+    }
+    Ok((z, rest))
+}
+
+/// Writes an extended state `z` in [`extended_state`]'s layout for
+/// dimension n back into the rows of `state` (at n = D a plain copy).
+pub(crate) fn store_extended_state<T: Real, const D: usize>(
+    z: &[T],
+    blocks: usize,
+    n: usize,
+    state: &mut [[T; D]],
+) {
+    for (b, row) in state.iter_mut().enumerate().take(blocks) {
+        row[..n].copy_from_slice(&z[b * n..(b + 1) * n]);
+    }
+    let tail = &z[blocks * n..];
+    if let Some(row) = state.get_mut(blocks) {
+        row[..tail.len()].copy_from_slice(tail);
+    }
 }
 
 /// D ≥ 1 and a finite initial position.

@@ -29,8 +29,10 @@
 //! friction β and momentum variance σ² = 1 are C = 2β (noise N(0, 4εβ)).
 //! Scalar C, B̂, m.
 //!
-//! **Random numbers per step**, for both orders: the batch, then D standard
-//! normals (drawn also when 2C − εB̂ = 0). Position-first moves θ before
+//! **Random numbers per step**, for both orders: the batch, then n standard
+//! normals (drawn also when 2C − εB̂ = 0; n the dimension, D unless
+//! `set_dimension` said otherwise: the state z is then (θ, r) of the first n
+//! coordinates, laid out for the engine as in a sampler compiled for n). Position-first moves θ before
 //! drawing them (the move takes no random numbers) and evaluates the one
 //! gradient of the step at the new θ on that batch; the Euler form evaluates
 //! it at the old θ. **Non-finite values**: a non-finite gradient is
@@ -43,7 +45,9 @@
 use rand_core::Rng;
 
 use super::engine::{RecipeDynamics, recipe_update};
-use super::{begin_step, check_initial, draw_step_randomness, step_gradient};
+use super::{
+    COMPACT_ROWS, begin_step, check_initial, draw_step_randomness, extended_state, step_gradient,
+};
 use crate::error::{Error, require_non_negative, require_positive};
 use crate::kernels::all_finite;
 use crate::real::Real;
@@ -51,7 +55,9 @@ use crate::stats::StepStats;
 use crate::target::MinibatchPotential;
 
 /// The order in which an [`Sghmc`] step updates θ and r (see the module docs).
+/// (`repr(u8)`, `PositionFirst` = 0: all-zero bytes are `PositionFirst`.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
 pub enum SghmcUpdate {
     /// θ first, then r with the gradient at the new θ (symplectic-Euler
     /// ordering), as Chen, Fox & Guestrin 2014, Algorithm 2, and Zhang, Cooper
@@ -67,6 +73,11 @@ pub enum SghmcUpdate {
     RecipeEuler,
 }
 
+// SAFETY: `repr(u8)` with a field-less first variant `PositionFirst` of
+// discriminant 0: the zero byte is `PositionFirst`.
+#[allow(unsafe_code)]
+unsafe impl crate::in_place::ZeroValid for SghmcUpdate {}
+
 /// Settings of [`Sghmc`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SghmcSettings<T> {
@@ -81,6 +92,10 @@ pub struct SghmcSettings<T> {
     /// The update order.
     pub update: SghmcUpdate,
 }
+
+crate::in_place::zero_valid!(impl[T: Real] SghmcSettings<T> {
+    step_size, friction, noise_estimate, mass, update
+});
 
 impl<T: Real> SghmcSettings<T> {
     /// ε and C, with B̂ = 0, m = 1 and Chen et al.'s
@@ -153,16 +168,31 @@ impl<T: Real> RecipeDynamics<T> for SghmcDynamics<T> {
     }
 }
 
-/// SGHMC in dimension `D`, in the update order of its settings ([`SghmcUpdate`]).
+/// SGHMC in dimension `D`, in the update order of its settings ([`SghmcUpdate`])
+/// (8·10·D bytes in f64, 8·12·D with the feature `runtime-dimension`; built
+/// in place by [`init_in_place`](Self::init_in_place), `new_boxed` and
+/// [`reset`](Self::reset); a run-time dimension n ≤ D by `set_dimension`).
 #[derive(Debug, Clone)]
 pub struct Sghmc<T, const D: usize> {
     settings: SghmcSettings<T>,
+    /// θ and r (their first n entries at a run-time dimension n).
     state: [[T; D]; 2],
+    /// θ′ and r′, in the same rows.
     proposal: [[T; D]; 2],
     gradient: [T; D],
     normals: [T; D],
-    work: [[T; D]; 4],
+    /// The engine's scratch ([`SghmcUpdate::RecipeEuler`]), after z's copy
+    /// at a run-time dimension.
+    work: [[T; D]; 4 + COMPACT_ROWS],
+    /// The coordinates that move (0: D).
+    dimension: usize,
+    /// A step was taken.
+    started: bool,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] Sghmc<T, D> {
+    settings, state, proposal, gradient, normals, work, dimension, started
+});
 
 impl<T: Real, const D: usize> Sghmc<T, D> {
     /// Validates `settings` and starts at θ = `initial_position` (finite, D ≥ 1),
@@ -176,8 +206,24 @@ impl<T: Real, const D: usize> Sghmc<T, D> {
             proposal: [[T::ZERO; D]; 2],
             gradient: [T::ZERO; D],
             normals: [T::ZERO; D],
-            work: [[T::ZERO; D]; 4],
+            work: [[T::ZERO; D]; 4 + COMPACT_ROWS],
+            dimension: D,
+            started: false,
         })
+    }
+
+    /// The state of [`Sghmc::new`] on an all-zero sampler (r = 0).
+    fn initialize_zeroed(
+        &mut self,
+        settings: SghmcSettings<T>,
+        initial_position: &[T; D],
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        check_initial(initial_position)?;
+        self.settings = settings;
+        self.state[0].copy_from_slice(initial_position);
+        self.dimension = D;
+        Ok(())
     }
 
     /// The current θ.
@@ -190,12 +236,14 @@ impl<T: Real, const D: usize> Sghmc<T, D> {
         &self.state[1]
     }
 
-    /// Sets r (finite), e.g. to resample it.
+    /// Sets r (finite), e.g. to resample it. Only the first
+    /// [`dimension`](Self::dimension) entries are read.
     pub fn set_momentum(&mut self, momentum: [T; D]) -> Result<(), Error> {
-        if !all_finite(&momentum) {
+        let n = self.dimension();
+        if !all_finite(&momentum[..n]) {
             return Err(Error::invalid("momentum", "finite"));
         }
-        self.state[1] = momentum;
+        self.state[1][..n].copy_from_slice(&momentum[..n]);
         Ok(())
     }
 
@@ -221,23 +269,28 @@ impl<T: Real, const D: usize> Sghmc<T, D> {
         target: &P,
         rng: &mut R,
     ) -> Result<StepStats<T>, Error> {
+        let n = self.dimension();
         let stats = match self.settings.update {
-            SghmcUpdate::PositionFirst => self.position_first(target, rng)?,
-            SghmcUpdate::RecipeEuler => self.recipe_euler(target, rng)?,
+            SghmcUpdate::PositionFirst => self.position_first(target, rng, n)?,
+            SghmcUpdate::RecipeEuler => self.recipe_euler(target, rng, n)?,
         };
-        if !all_finite(self.proposal.as_flattened()) {
+        if !all_finite(&self.proposal[0][..n]) || !all_finite(&self.proposal[1][..n]) {
             return Err(Error::NonFiniteProposal);
         }
-        self.state = self.proposal;
+        for (state, proposal) in self.state.iter_mut().zip(&self.proposal) {
+            state[..n].copy_from_slice(&proposal[..n]);
+        }
+        self.started = true;
         Ok(stats)
     }
 
     /// θ′ = θ + εr/m; r′ = r + (−ε∇Ũ_Ω(θ′) − εCr/m + √ε·√(2C − εB̂)·w),
-    /// into `proposal`.
+    /// into `proposal`, for the first `n` coordinates.
     fn position_first<P: MinibatchPotential<T, D>, R: Rng + ?Sized>(
         &mut self,
         target: &P,
         rng: &mut R,
+        n: usize,
     ) -> Result<StepStats<T>, Error> {
         let SghmcSettings {
             step_size: eps,
@@ -247,26 +300,27 @@ impl<T: Real, const D: usize> Sghmc<T, D> {
             ..
         } = self.settings;
         let [theta, r] = &self.state;
-        for ((o, &t), &ri) in self.proposal[0].iter_mut().zip(theta).zip(r) {
+        for ((o, &t), &ri) in self.proposal[0][..n].iter_mut().zip(theta).zip(r) {
             *o = t + eps * ri / mass;
         }
-        let batch = draw_step_randomness(target, rng, &mut self.normals, D);
-        if !all_finite(&self.proposal[0]) {
+        let batch = draw_step_randomness(target, rng, &mut self.normals, n);
+        if !all_finite(&self.proposal[0][..n]) {
             return Err(Error::NonFiniteProposal);
         }
+        // θ′ is zero from n on: `proposal[0]` is written nowhere else.
         let stats = step_gradient(
             target,
             &batch,
             eps,
             &self.proposal[0],
             &mut self.gradient,
-            D,
+            n,
         )?;
         // r′ = r + Δr with the increment summed first, as the papers' loop
         // `r += −ε∇Ũ − εCr/m + noise` rounds (the host's AMAGOLD Fig. 1
         // reproduction checks the chains are identical bit for bit).
         let noise = eps.sqrt() * (T::TWO * friction - eps * noise_estimate).sqrt();
-        for (((o, &ri), &g), &w) in self.proposal[1]
+        for (((o, &ri), &g), &w) in self.proposal[1][..n]
             .iter_mut()
             .zip(r)
             .zip(&self.gradient)
@@ -277,11 +331,14 @@ impl<T: Real, const D: usize> Sghmc<T, D> {
         Ok(stats)
     }
 
-    /// The recipe engine's eq. (18) step from the old state, into `proposal`.
+    /// The recipe engine's eq. (18) step from the old state, into `proposal`
+    /// (z of the first `n` coordinates, as a sampler compiled for n lays it
+    /// out; θ′ and r′ are then moved to their rows).
     fn recipe_euler<P: MinibatchPotential<T, D>, R: Rng + ?Sized>(
         &mut self,
         target: &P,
         rng: &mut R,
+        n: usize,
     ) -> Result<StepStats<T>, Error> {
         let eps = self.settings.step_size;
         let (stats, _) = begin_step(
@@ -291,25 +348,34 @@ impl<T: Real, const D: usize> Sghmc<T, D> {
             &self.state[0],
             &mut self.normals,
             &mut self.gradient,
-            D,
+            n,
         )?;
         let dynamics = SghmcDynamics {
-            d: D,
+            d: n,
             friction: self.settings.friction,
             noise_estimate: self.settings.noise_estimate,
             mass: self.settings.mass,
         };
+        let (z, work) = extended_state(&self.state, 2, 0, n, self.work.as_flattened_mut())?;
+        let out = self.proposal.as_flattened_mut();
         recipe_update(
             &dynamics,
-            self.state.as_flattened(),
-            &self.gradient,
+            z,
+            &self.gradient[..n],
             eps,
-            &self.normals,
-            self.work.as_flattened_mut(),
-            self.proposal.as_flattened_mut(),
+            &self.normals[..n],
+            work,
+            &mut out[..2 * n],
         )?;
+        if n < D {
+            // r′ to its row, and θ′'s row zero from n on again (position-first
+            // evaluates the target there).
+            out.copy_within(n..2 * n, D);
+            out[n..D.min(2 * n)].fill(T::ZERO);
+        }
         Ok(stats)
     }
 }
 
-recipe_sampler_traits!(Sghmc, SghmcSettings);
+recipe_in_place!(Sghmc, SghmcSettings);
+recipe_sampler_traits!(Sghmc, SghmcSettings, dimension);

@@ -18,13 +18,15 @@
 //! value: the dynamics are then linear SGHMC with friction ξ and noise 2A − εB̂
 //! (correct only for ξ = A), used by the tests.
 //!
-//! **Convention.** Recipe ε. **Random numbers per step:** the batch, then D
-//! standard normals. **Exactness:** biased O(ε).
+//! **Convention.** Recipe ε. **Random numbers per step:** the batch, then n
+//! standard normals (n the dimension, D unless `set_dimension` said
+//! otherwise: z is then (θ, r, ξ) of the first n coordinates, d = n in the
+//! dynamics, laid out as in a sampler compiled for n). **Exactness:** biased O(ε).
 
 use rand_core::Rng;
 
 use super::engine::{RecipeDynamics, recipe_update};
-use super::{begin_step, check_initial};
+use super::{begin_step, check_initial, extended_state, store_extended_state};
 use crate::error::{Error, require_non_negative, require_positive};
 use crate::kernels::all_finite;
 use crate::real::Real;
@@ -32,7 +34,9 @@ use crate::stats::StepStats;
 use crate::target::MinibatchPotential;
 
 /// Whether the thermostat ξ evolves.
+/// (`repr(u8)`, `Adaptive` = 0: all-zero bytes are `Adaptive`.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(u8)]
 pub enum Thermostat {
     /// ξ follows the dynamics (SGNHT).
     #[default]
@@ -40,6 +44,11 @@ pub enum Thermostat {
     /// ξ stays at its current value (a friction-ξ SGHMC; for tests).
     Fixed,
 }
+
+// SAFETY: `repr(u8)` with a field-less first variant `Adaptive` of
+// discriminant 0: the zero byte is `Adaptive`.
+#[allow(unsafe_code)]
+unsafe impl crate::in_place::ZeroValid for Thermostat {}
 
 /// Settings of [`Sgnht`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -53,6 +62,10 @@ pub struct SgnhtSettings<T> {
     /// Adaptive or fixed ξ.
     pub thermostat: Thermostat,
 }
+
+crate::in_place::zero_valid!(impl[T: Real] SgnhtSettings<T> {
+    step_size, diffusion, noise_estimate, thermostat
+});
 
 impl<T: Real> SgnhtSettings<T> {
     /// ε and A, with B̂ = 0 and an adaptive thermostat.
@@ -125,17 +138,31 @@ impl<T: Real> RecipeDynamics<T> for SgnhtDynamics<T> {
     }
 }
 
-/// SGNHT in dimension `D`.
+/// SGNHT in dimension `D` (8·14·D bytes in f64; built in place by
+/// [`init_in_place`](Self::init_in_place), `new_boxed` and
+/// [`reset`](Self::reset); a run-time dimension n ≤ D by `set_dimension`).
 #[derive(Debug, Clone)]
 pub struct Sgnht<T, const D: usize> {
     settings: SgnhtSettings<T>,
-    /// θ, r, and ξ in `state[2][0]` (the rest of row 2 is unused).
+    /// θ, r, and ξ in `state[2][0]` (the rest of row 2 is unused; θ and r
+    /// hold their first n entries at a run-time dimension n).
     state: [[T; D]; 3],
+    /// The step's z′ = (θ′, r′, ξ′), in the layout of a sampler compiled for n.
     proposal: [[T; D]; 3],
     gradient: [T; D],
     normals: [T; D],
+    /// The engine's scratch (4D + 2 entries), after z's copy (2n + 1) at a
+    /// run-time dimension n < D.
     work: [[T; D]; 6],
+    /// The coordinates that move (0: D).
+    dimension: usize,
+    /// A step was taken.
+    started: bool,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize] Sgnht<T, D> {
+    settings, state, proposal, gradient, normals, work, dimension, started
+});
 
 impl<T: Real, const D: usize> Sgnht<T, D> {
     /// Validates `settings` and starts at θ = `initial_position` (finite, D ≥ 1),
@@ -152,7 +179,24 @@ impl<T: Real, const D: usize> Sgnht<T, D> {
             gradient: [T::ZERO; D],
             normals: [T::ZERO; D],
             work: [[T::ZERO; D]; 6],
+            dimension: D,
+            started: false,
         })
+    }
+
+    /// The state of [`Sgnht::new`] on an all-zero sampler (r = 0, ξ = A).
+    fn initialize_zeroed(
+        &mut self,
+        settings: SgnhtSettings<T>,
+        initial_position: &[T; D],
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        check_initial(initial_position)?;
+        self.settings = settings;
+        self.state[0].copy_from_slice(initial_position);
+        self.state[2][0] = settings.diffusion;
+        self.dimension = D;
+        Ok(())
     }
 
     /// The current θ.
@@ -170,12 +214,14 @@ impl<T: Real, const D: usize> Sgnht<T, D> {
         self.state[2][0]
     }
 
-    /// Sets r (finite).
+    /// Sets r (finite). Only the first [`dimension`](Self::dimension)
+    /// entries are read.
     pub fn set_momentum(&mut self, momentum: [T; D]) -> Result<(), Error> {
-        if !all_finite(&momentum) {
+        let n = self.dimension();
+        if !all_finite(&momentum[..n]) {
             return Err(Error::invalid("momentum", "finite"));
         }
-        self.state[1] = momentum;
+        self.state[1][..n].copy_from_slice(&momentum[..n]);
         Ok(())
     }
 
@@ -210,6 +256,7 @@ impl<T: Real, const D: usize> Sgnht<T, D> {
         rng: &mut R,
     ) -> Result<StepStats<T>, Error> {
         let eps = self.settings.step_size;
+        let n = self.dimension();
         let (stats, _) = begin_step(
             target,
             rng,
@@ -217,43 +264,38 @@ impl<T: Real, const D: usize> Sgnht<T, D> {
             &self.state[0],
             &mut self.normals,
             &mut self.gradient,
-            D,
+            n,
         )?;
         let dynamics = SgnhtDynamics {
-            d: D,
+            d: n,
             diffusion: self.settings.diffusion,
             noise_estimate: self.settings.noise_estimate,
         };
-        let n = 2 * D + 1;
-        let (Some(z), Some(out)) = (
-            self.state.as_flattened().get(..n),
-            self.proposal.as_flattened_mut().get_mut(..n),
-        ) else {
+        let len = 2 * n + 1;
+        let (z, work) = extended_state(&self.state, 2, 1, n, self.work.as_flattened_mut())?;
+        let Some(out) = self.proposal.as_flattened_mut().get_mut(..len) else {
             return Err(Error::invalid("D", ">= 1"));
         };
         recipe_update(
             &dynamics,
             z,
-            &self.gradient,
+            &self.gradient[..n],
             eps,
-            &self.normals,
-            self.work.as_flattened_mut(),
+            &self.normals[..n],
+            work,
             out,
         )?;
         if self.settings.thermostat == Thermostat::Fixed {
-            self.proposal[2][0] = self.state[2][0];
+            out[2 * n] = self.state[2][0];
         }
-        if !all_finite(&self.proposal[0])
-            || !all_finite(&self.proposal[1])
-            || !self.proposal[2][0].is_finite()
-        {
+        if !all_finite(out) {
             return Err(Error::NonFiniteProposal);
         }
-        self.state[0] = self.proposal[0];
-        self.state[1] = self.proposal[1];
-        self.state[2][0] = self.proposal[2][0];
+        store_extended_state(out, 2, n, &mut self.state);
+        self.started = true;
         Ok(stats)
     }
 }
 
-recipe_sampler_traits!(Sgnht, SgnhtSettings);
+recipe_in_place!(Sgnht, SgnhtSettings);
+recipe_sampler_traits!(Sgnht, SgnhtSettings, dimension);

@@ -25,15 +25,21 @@
 //! [`DiagonalRiemannianMetric`](super::DiagonalRiemannianMetric) too); to change it between
 //! steps (an adapting metric), use [`Sgrhmc::metric_mut`].
 //!
-//! **Convention.** Recipe ε. **Random numbers per step:** the batch, then D
-//! standard normals. **Exactness:** biased O(ε) with the correction; wrong
+//! **Convention.** Recipe ε. **Random numbers per step:** the batch, then n
+//! standard normals (n the dimension, D unless `set_dimension` said
+//! otherwise; the state z is then (θ, r) of the first n coordinates, laid
+//! out as in a sampler compiled for n). **Exactness:** biased O(ε) with the correction; wrong
 //! without it.
 
 use rand_core::Rng;
 
 use super::engine::{RecipeDynamics, recipe_update};
-use super::{Correction, DiagonalRiemannianMetric, begin_step, check_initial, evaluate_metric};
+use super::{
+    COMPACT_ROWS, Correction, DiagonalRiemannianMetric, begin_step, check_initial, evaluate_metric,
+    extended_state, store_extended_state,
+};
 use crate::error::{Error, require_non_negative, require_positive};
+use crate::in_place::ZeroValid;
 use crate::kernels::all_finite;
 use crate::real::Real;
 use crate::stats::StepStats;
@@ -49,6 +55,10 @@ pub struct SgrhmcSettings<T> {
     /// [`Correction::Included`]: gSGRHMC (eq. 30); `Omitted`: naive eq. (27).
     pub correction: Correction,
 }
+
+crate::in_place::zero_valid!(impl[T: Real] SgrhmcSettings<T> {
+    step_size, noise_estimate, correction
+});
 
 impl<T: Real> SgrhmcSettings<T> {
     /// gSGRHMC with step size ε and B̂ = 0.
@@ -116,20 +126,39 @@ impl<T: Real> RecipeDynamics<T> for SgrhmcDynamics<'_, T> {
     }
 }
 
-/// gSGRHMC (or the naive eq. 27) with a diagonal metric `G` in dimension `D`.
+/// gSGRHMC (or the naive eq. 27) with a diagonal metric `G` in dimension `D`
+/// (8·13·D bytes in f64 and the metric, 8·15·D with the feature
+/// `runtime-dimension`; built in place by
+/// [`init_in_place`](Self::init_in_place), `new_boxed` and
+/// [`reset`](Self::reset), which take the metric too and need it
+/// [`ZeroValid`]; a run-time dimension n ≤ D by `set_dimension`, with which
+/// the metric sees positions that are zero from n on and what it writes
+/// there is ignored, see [`DiagonalRiemannianMetric`]).
 #[derive(Debug, Clone)]
 pub struct Sgrhmc<T, const D: usize, G> {
     settings: SgrhmcSettings<T>,
     metric: G,
+    /// θ and r (their first n entries at a run-time dimension n).
     state: [[T; D]; 2],
+    /// The step's z′, in the layout of a sampler compiled for n.
     proposal: [[T; D]; 2],
     gradient: [T; D],
     inverse: [T; D],
     derivative: [T; D],
     root: [T; D],
     normals: [T; D],
-    work: [[T; D]; 4],
+    /// The engine's scratch, after z's copy at a run-time dimension.
+    work: [[T; D]; 4 + COMPACT_ROWS],
+    /// The coordinates that move (0: D).
+    dimension: usize,
+    /// A step was taken.
+    started: bool,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, G: ZeroValid] Sgrhmc<T, D, G> {
+    settings, metric, state, proposal, gradient, inverse, derivative, root, normals, work,
+    dimension, started
+});
 
 impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>> Sgrhmc<T, D, G> {
     /// Validates `settings` and starts at θ = `initial_position` (finite, D ≥ 1),
@@ -151,7 +180,9 @@ impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>> Sgrhmc<T, D, G>
             derivative: [T::ZERO; D],
             root: [T::ZERO; D],
             normals: [T::ZERO; D],
-            work: [[T::ZERO; D]; 4],
+            work: [[T::ZERO; D]; 4 + COMPACT_ROWS],
+            dimension: D,
+            started: false,
         })
     }
 
@@ -165,6 +196,7 @@ impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>> Sgrhmc<T, D, G>
         R: Rng + ?Sized,
     {
         let eps = self.settings.step_size;
+        let n = self.dimension();
         let (stats, _) = begin_step(
             target,
             rng,
@@ -172,44 +204,70 @@ impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>> Sgrhmc<T, D, G>
             &self.state[0],
             &mut self.normals,
             &mut self.gradient,
-            D,
+            n,
         )?;
         evaluate_metric(
             &self.metric,
+            n,
             &self.state[0],
             &mut self.inverse,
             &mut self.derivative,
         )?;
-        for i in 0..D {
+        for i in 0..n {
             self.root[i] = self.inverse[i].sqrt();
             // ∂ᵢ√g = ∂ᵢg / (2√g); reuse `derivative` for it.
             self.derivative[i] /= T::TWO * self.root[i];
         }
         let dynamics = SgrhmcDynamics {
-            inverse: &self.inverse,
-            root: &self.root,
+            inverse: &self.inverse[..n],
+            root: &self.root[..n],
             root_derivative: match self.settings.correction {
-                Correction::Included => Some(&self.derivative),
+                Correction::Included => Some(&self.derivative[..n]),
                 Correction::Omitted => None,
             },
             noise_estimate: self.settings.noise_estimate,
         };
+        let (z, work) = extended_state(&self.state, 2, 0, n, self.work.as_flattened_mut())?;
+        let out = &mut self.proposal.as_flattened_mut()[..2 * n];
         recipe_update(
             &dynamics,
-            self.state.as_flattened(),
-            &self.gradient,
+            z,
+            &self.gradient[..n],
             eps,
-            &self.normals,
-            self.work.as_flattened_mut(),
-            self.proposal.as_flattened_mut(),
+            &self.normals[..n],
+            work,
+            out,
         )?;
-        if !all_finite(self.proposal.as_flattened()) {
+        if !all_finite(out) {
             return Err(Error::NonFiniteProposal);
         }
-        self.state = self.proposal;
+        store_extended_state(out, 2, n, &mut self.state);
+        self.started = true;
         Ok(stats)
     }
 }
+
+impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D> + ZeroValid> Sgrhmc<T, D, G> {
+    /// The state of [`Sgrhmc::new`] on an all-zero sampler (r = 0), with
+    /// `metric` (the all-zero metric it replaces needs no drop: it is
+    /// `ZeroValid`).
+    fn initialize_zeroed(
+        &mut self,
+        settings: SgrhmcSettings<T>,
+        initial_position: &[T; D],
+        metric: G,
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        check_initial(initial_position)?;
+        self.settings = settings;
+        self.metric = metric;
+        self.state[0].copy_from_slice(initial_position);
+        self.dimension = D;
+        Ok(())
+    }
+}
+
+recipe_in_place!(Sgrhmc<G>, SgrhmcSettings, metric);
 
 impl<T: Real, const D: usize, G> Sgrhmc<T, D, G> {
     /// The current θ.
@@ -223,11 +281,13 @@ impl<T: Real, const D: usize, G> Sgrhmc<T, D, G> {
     }
 
     /// Sets r (finite), e.g. to resample it (Algorithm 1's optional step).
+    /// Only the first [`dimension`](Self::dimension) entries are read.
     pub fn set_momentum(&mut self, momentum: [T; D]) -> Result<(), Error> {
-        if !all_finite(&momentum) {
+        let n = self.dimension();
+        if !all_finite(&momentum[..n]) {
             return Err(Error::invalid("momentum", "finite"));
         }
-        self.state[1] = momentum;
+        self.state[1][..n].copy_from_slice(&momentum[..n]);
         Ok(())
     }
 
@@ -265,6 +325,9 @@ impl<T: Real, const D: usize, G> crate::Sampler<T, D> for Sgrhmc<T, D, G> {
     }
     fn position(&self) -> &[T; D] {
         Sgrhmc::position(self)
+    }
+    fn dimension(&self) -> usize {
+        Sgrhmc::dimension(self)
     }
 }
 

@@ -65,14 +65,16 @@
 //! ```
 //!
 //! **Convention.** Recipe ε (drift −εG⁻¹∇U, noise 2εG⁻¹).
-//! **Random numbers per step:** the batch, then D standard normals.
+//! **Random numbers per step:** the batch, then n standard normals (n the
+//! dimension, D unless `set_dimension` said otherwise).
 //! **Exactness:** biased O(ε) with Γ; wrong with Γ omitted.
 
 use rand_core::Rng;
 
-use super::engine::{RecipeDynamics, recipe_update};
+use super::engine::{RecipeDynamics, recipe_update, recipe_work_len};
 use super::{Correction, DiagonalRiemannianMetric, begin_step, check_initial, evaluate_metric};
 use crate::error::{Error, require_positive};
+use crate::in_place::ZeroValid;
 use crate::kernels::all_finite;
 use crate::real::Real;
 use crate::stats::StepStats;
@@ -125,6 +127,8 @@ pub struct SgrldSettings<T> {
     pub correction: Correction,
 }
 
+crate::in_place::zero_valid!(impl[T: Real] SgrldSettings<T> { step_size, correction });
+
 impl<T: Real> SgrldSettings<T> {
     /// SGRLD with Γ.
     pub fn new(step_size: T) -> Self {
@@ -140,7 +144,13 @@ impl<T: Real> SgrldSettings<T> {
     }
 }
 
-/// SGRLD with a diagonal metric `G` in dimension `D`.
+/// SGRLD with a diagonal metric `G` in dimension `D` (8·8·D bytes in f64
+/// and the metric; built in place by [`init_in_place`](Self::init_in_place),
+/// `new_boxed` and [`reset`](Self::reset), which take the metric too and
+/// need it [`ZeroValid`](crate::in_place::ZeroValid); a run-time dimension
+/// n ≤ D by `set_dimension`, with which the metric sees positions that are
+/// zero from n on and what it writes there is ignored, see
+/// [`DiagonalRiemannianMetric`]).
 #[derive(Debug, Clone)]
 pub struct Sgrld<T, const D: usize, G> {
     settings: SgrldSettings<T>,
@@ -152,7 +162,16 @@ pub struct Sgrld<T, const D: usize, G> {
     derivative: [T; D],
     normals: [T; D],
     work: [[T; D]; 2],
+    /// The coordinates that move (0: D).
+    dimension: usize,
+    /// A step was taken.
+    started: bool,
 }
+
+crate::in_place::zero_valid!(impl[T: Real, const D: usize, G: ZeroValid] Sgrld<T, D, G> {
+    settings, metric, position, proposal, gradient, inverse, derivative, normals, work,
+    dimension, started
+});
 
 impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>> Sgrld<T, D, G> {
     /// Validates `settings` and starts at `initial_position` (finite, D ≥ 1),
@@ -174,6 +193,8 @@ impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>> Sgrld<T, D, G> 
             derivative: [T::ZERO; D],
             normals: [T::ZERO; D],
             work: [[T::ZERO; D]; 2],
+            dimension: D,
+            started: false,
         })
     }
 
@@ -187,6 +208,7 @@ impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>> Sgrld<T, D, G> 
         R: Rng + ?Sized,
     {
         let eps = self.settings.step_size;
+        let n = self.dimension();
         let (stats, _) = begin_step(
             target,
             rng,
@@ -194,37 +216,60 @@ impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>> Sgrld<T, D, G> 
             &self.position,
             &mut self.normals,
             &mut self.gradient,
-            D,
+            n,
         )?;
         evaluate_metric(
             &self.metric,
+            n,
             &self.position,
             &mut self.inverse,
             &mut self.derivative,
         )?;
         let dynamics = DiagonalLangevin {
-            diffusion: &self.inverse,
+            diffusion: &self.inverse[..n],
             gamma: match self.settings.correction {
-                Correction::Included => Some(&self.derivative),
+                Correction::Included => Some(&self.derivative[..n]),
                 Correction::Omitted => None,
             },
         };
         recipe_update(
             &dynamics,
-            &self.position,
-            &self.gradient,
+            &self.position[..n],
+            &self.gradient[..n],
             eps,
-            &self.normals,
-            self.work.as_flattened_mut(),
-            &mut self.proposal,
+            &self.normals[..n],
+            &mut self.work.as_flattened_mut()[..recipe_work_len(n)],
+            &mut self.proposal[..n],
         )?;
-        if !all_finite(&self.proposal) {
+        if !all_finite(&self.proposal[..n]) {
             return Err(Error::NonFiniteProposal);
         }
-        self.position = self.proposal;
+        self.position[..n].copy_from_slice(&self.proposal[..n]);
+        self.started = true;
         Ok(stats)
     }
 }
+
+impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D> + ZeroValid> Sgrld<T, D, G> {
+    /// The state of [`Sgrld::new`] on an all-zero sampler, with `metric`
+    /// (the all-zero metric it replaces needs no drop: it is `ZeroValid`).
+    fn initialize_zeroed(
+        &mut self,
+        settings: SgrldSettings<T>,
+        initial_position: &[T; D],
+        metric: G,
+    ) -> Result<(), Error> {
+        settings.validate()?;
+        check_initial(initial_position)?;
+        self.settings = settings;
+        self.metric = metric;
+        self.position.copy_from_slice(initial_position);
+        self.dimension = D;
+        Ok(())
+    }
+}
+
+recipe_in_place!(Sgrld<G>, SgrldSettings, metric);
 
 impl<T: Real, const D: usize, G> Sgrld<T, D, G> {
     /// The current θ.
@@ -266,6 +311,9 @@ impl<T: Real, const D: usize, G> crate::Sampler<T, D> for Sgrld<T, D, G> {
     }
     fn position(&self) -> &[T; D] {
         Sgrld::position(self)
+    }
+    fn dimension(&self) -> usize {
+        Sgrld::dimension(self)
     }
 }
 

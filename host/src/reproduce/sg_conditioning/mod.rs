@@ -45,7 +45,7 @@ use super::report::log_spaced;
 use super::{ReproduceOptions, Reproduction};
 use crate::run::SamplerKind;
 use crate::run::pilot::{Curvature, SgDefaults, curvature_of_potential, sg_defaults};
-use crate::run::samplers::ConstantDiagonalMetric;
+use crate::run::samplers::sg_metric;
 
 mod data;
 mod reference;
@@ -386,8 +386,7 @@ fn simulate<const D: usize, const M: usize, P: MinibatchPotential<f64, D>>(
             }
         }
         SamplerKind::Sgrld => {
-            let metric =
-                ConstantDiagonalMetric::<D>::from_model_entries(pilot.inverse_metric.as_deref());
+            let metric = sg_metric(pilot.inverse_metric.as_deref());
             match Sgrld::<f64, D, _>::new(SgrldSettings::new(step_size), start, metric) {
                 Ok(mut s) => drive(iterations, checkpoints, || {
                     s.step(target, &mut rng)?;
