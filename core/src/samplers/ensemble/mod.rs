@@ -192,7 +192,7 @@ macro_rules! shared_methods {
             /// `new` written into `slot` ([`crate::in_place`]): nothing of
             /// the sampler crosses the stack. `initial_positions` is read
             /// by reference (at a large D, put it in a zeroed allocation
-            /// too: [`crate::in_place::zeroed_box`]).
+            /// too: `qnmc::in_place::zeroed_box`, feature `alloc`).
             pub fn init_in_place<'s, P: $crate::target::Potential<T, D>>(
                 slot: &'s mut core::mem::MaybeUninit<Self>,
                 settings: $settings<T>,
