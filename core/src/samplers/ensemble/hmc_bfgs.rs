@@ -106,41 +106,6 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> HmcBfgs<T, D, K, M
         })
     }
 
-    /// The state of [`HmcBfgs::new`] on an all-zero sampler.
-    fn initialize_zeroed<P: Potential<T, D>>(
-        &mut self,
-        settings: HmcBfgsSettings<T>,
-        initial_positions: &[[T; D]; K],
-        target: &P,
-    ) -> Result<(), Error> {
-        settings.validate()?;
-        self.ensemble.initialize_zeroed(
-            settings.scaling,
-            settings.curvature,
-            initial_positions,
-            target,
-        )?;
-        self.settings = settings;
-        Ok(())
-    }
-
-    /// The checks of [`initialize_zeroed`](Self::initialize_zeroed),
-    /// changing nothing observable.
-    fn check_reset<P: Potential<T, D>>(
-        &mut self,
-        settings: &HmcBfgsSettings<T>,
-        initial_positions: &[[T; D]; K],
-        target: &P,
-    ) -> Result<(), Error> {
-        settings.validate()?;
-        self.ensemble.check_reset(
-            settings.scaling,
-            settings.curvature,
-            initial_positions,
-            target,
-        )
-    }
-
     /// Updates chain [`next_chain`](Self::next_chain) and moves the cursor on.
     /// Never fails: a non-finite energy is a rejected, counted divergence.
     pub fn step<P: Potential<T, D>, R: Rng + ?Sized>(

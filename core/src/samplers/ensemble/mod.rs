@@ -103,8 +103,8 @@
 /// The public methods the two samplers share word for word, written once: the
 /// settings in force and replacing them, the step size, the ensemble's states,
 /// potentials, gradients, cursor and metric memory, the run-time dimension,
-/// the in-place constructors (`init_in_place`, `new_boxed`, `reset`; the
-/// sampler gives `initialize_zeroed` and `check_reset` as in
+/// the in-place constructors (`init_in_place`, `new_boxed`, `reset`, on
+/// `initialize_zeroed` and `check_reset` as in
 /// `samplers/in_place_constructors.rs`), and the
 /// [`Sampler`](crate::Sampler) and [`Step`](crate::Step) impls. `$sampler` must hold `settings:
 /// $settings<T>` and `ensemble: Ensemble<T, D, K, M>`; `$settings` must have
@@ -187,6 +187,41 @@ macro_rules! shared_methods {
             #[cfg(feature = "runtime-dimension")]
             pub fn set_dimension(&mut self, n: usize) -> Result<(), $crate::error::Error> {
                 self.ensemble.set_dimension(n)
+            }
+
+            /// The state of `new` on an all-zero sampler.
+            fn initialize_zeroed<P: $crate::target::Potential<T, D>>(
+                &mut self,
+                settings: $settings<T>,
+                initial_positions: &[[T; D]; K],
+                target: &P,
+            ) -> Result<(), $crate::error::Error> {
+                settings.validate()?;
+                self.ensemble.initialize_zeroed(
+                    settings.scaling,
+                    settings.curvature,
+                    initial_positions,
+                    target,
+                )?;
+                self.settings = settings;
+                Ok(())
+            }
+
+            /// The checks of `initialize_zeroed`, changing nothing
+            /// observable.
+            fn check_reset<P: $crate::target::Potential<T, D>>(
+                &mut self,
+                settings: &$settings<T>,
+                initial_positions: &[[T; D]; K],
+                target: &P,
+            ) -> Result<(), $crate::error::Error> {
+                settings.validate()?;
+                self.ensemble.check_reset(
+                    settings.scaling,
+                    settings.curvature,
+                    initial_positions,
+                    target,
+                )
             }
 
             /// `new` written into `slot` ([`crate::in_place`]): nothing of
