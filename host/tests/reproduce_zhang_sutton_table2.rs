@@ -112,6 +112,7 @@ fn unknown_reproduction_is_none_and_every_name_runs_or_says_not_built() {
         "amagold-fig2",
         "amagold-fig4",
         "recipe-fig2",
+        "recipe-fig3",
         "sg-conditioning",
     ];
     let mut names = reproduce::NAMES.to_vec();

@@ -28,6 +28,7 @@ pub mod qnhmc_table1;
 pub mod qnhmc_table2;
 pub mod qnhmc_table3;
 pub mod recipe_fig2;
+pub mod recipe_fig3;
 pub mod sg_conditioning;
 pub mod zhang_sutton_fig2;
 pub mod zhang_sutton_table2;
@@ -48,6 +49,7 @@ pub const NAMES: &[&str] = &[
     "amagold-fig2",
     "amagold-fig4",
     "recipe-fig2",
+    "recipe-fig3",
     "sg-conditioning",
 ];
 
@@ -103,6 +105,7 @@ pub fn run(name: &str, options: &ReproduceOptions) -> Option<Reproduction> {
         "amagold-fig2" => Some(amagold_fig2::run(options)),
         "amagold-fig4" => Some(amagold_fig4::run(options)),
         "recipe-fig2" => Some(recipe_fig2::run(options)),
+        "recipe-fig3" => Some(recipe_fig3::run(options)),
         "sg-conditioning" => Some(sg_conditioning::run(options)),
         _ => None,
     }
