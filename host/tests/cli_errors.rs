@@ -109,11 +109,13 @@ fn unknown_sampler_and_target_list_the_valid_names() {
                 "--dimension",
                 "2000",
                 "--sampler",
-                "hmc-bfgs",
+                "mh-bfgs",
+                "--thin",
+                "2",
             ],
             &dir,
         ),
-        "error: the target has dimension 2000; hmc-bfgs is compiled for at most 1000 (nuts, the default sampler, for up to 16384; hmc, qnhmc, hamcmc, amagold, l2mc, sgld, psgld for up to 1048576)",
+        "error: the target has dimension 2000; mh-bfgs is compiled for at most 1000 (nuts, the default sampler, for up to 16384; hmc, qnhmc, hamcmc, hmc-bfgs, amagold, l2mc, sgld, psgld, sgrld, sghmc, sgnht, sgrhmc for up to 1048576)",
     );
     assert_usage_error(
         qnmc(

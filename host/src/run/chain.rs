@@ -121,7 +121,7 @@ macro_rules! go_boxed {
     ($job:expr, $setup:ident, $sampler:expr, |$built:ident| $wrap:expr) => {{
         let mut $built = $sampler.map_err(sampler_error($job.kind))?;
         let n = $setup.target.moved_dimension();
-        if n < $built.position().len() {
+        if n < Sampler::position(&*$built).len() {
             $built.set_dimension(n).map_err(sampler_error($job.kind))?;
         }
         let sampler = &mut $wrap;
@@ -216,34 +216,21 @@ pub(crate) fn run_chain<const D: usize>(
         return run_any_dimension_chain::<D>(job, k);
     }
     let mut x = setup::<D>(job, k)?;
-    let (eps, steps, start) = (x.eps, x.steps, *x.start);
+    let eps = x.eps;
     match kind {
-        SamplerKind::HmcBfgs => {
-            let (starts, evaluations) = walker_starts(&x.target, start, s.init_radius, &mut x.rng);
-            x.chain.gradient_evaluations += evaluations;
-            go!(
-                job,
-                x,
-                HmcBfgs::<f64, D, ENSEMBLE_WALKERS, ENSEMBLE_MEMORY>::new(
-                    HmcBfgsSettings::new(eps, steps),
-                    starts,
-                    &x.target
-                )
-                .map(Sweep)
-            )
-        }
         SamplerKind::MhBfgs => {
-            let (starts, evaluations) = walker_starts(&x.target, start, s.init_radius, &mut x.rng);
+            let (starts, evaluations) =
+                walker_starts(&x.target, &x.start, s.init_radius, &mut x.rng);
             x.chain.gradient_evaluations += evaluations;
             go!(
                 job,
                 x,
                 MhBfgs::<f64, D, ENSEMBLE_WALKERS, ENSEMBLE_MEMORY>::new(
                     MhBfgsSettings::new(eps, MhBfgsProposal::RandomWalk),
-                    starts,
+                    *starts,
                     &x.target
                 )
-                .map(Sweep)
+                .map(|sampler| Sweep(Box::new(sampler)))
             )
         }
         // The other metrics went to `run_nuts_chain` above.
@@ -256,6 +243,7 @@ pub(crate) fn run_chain<const D: usize>(
             "internal: {kind} needs a memory size"
         ))),
         SamplerKind::Hmc
+        | SamplerKind::HmcBfgs
         | SamplerKind::Amagold
         | SamplerKind::L2mc
         | SamplerKind::Sgld
@@ -288,6 +276,21 @@ pub(crate) fn run_any_dimension_chain<const D: usize>(
             x,
             Hmc::<f64, D>::new_boxed(HmcSettings::new(eps, x.steps), &x.start, &x.target)
         ),
+        SamplerKind::HmcBfgs => {
+            let (starts, evaluations) =
+                walker_starts(&x.target, &x.start, s.init_radius, &mut x.rng);
+            x.chain.gradient_evaluations += evaluations;
+            go_boxed!(
+                job,
+                x,
+                HmcBfgs::<f64, D, ENSEMBLE_WALKERS, ENSEMBLE_MEMORY>::new_boxed(
+                    HmcBfgsSettings::new(eps, x.steps),
+                    &starts,
+                    &x.target
+                ),
+                |sampler| Sweep(sampler)
+            )
+        }
         SamplerKind::Amagold | SamplerKind::L2mc => {
             let settings = AmagoldSettings::new(eps, x.steps, s.friction_for(kind));
             go_boxed!(
@@ -613,15 +616,19 @@ fn start_near_mode<const D: usize>(
 /// second value counts the evaluations of U and ∇U this took.
 fn walker_starts<const D: usize>(
     target: &PaddedModel<'_, D>,
-    first: [f64; D],
+    first: &[f64; D],
     r: f64,
     rng: &mut ModelRng,
-) -> ([[f64; D]; ENSEMBLE_WALKERS], u64) {
-    let mut starts = [first; ENSEMBLE_WALKERS];
+) -> (Box<[[f64; D]; ENSEMBLE_WALKERS]>, u64) {
+    // Zeroed, and only the moved coordinates written: the walkers of a model
+    // of n coordinates in 2^20 storage touch n coordinates' pages each.
+    let moved = target.moved_dimension();
+    let mut starts = qnmc::in_place::zeroed_box::<[[f64; D]; ENSEMBLE_WALKERS]>();
+    starts[0][..moved].copy_from_slice(&first[..moved]);
     let mut evaluations = 0;
     for walker in starts.iter_mut().skip(1) {
         let (x, n) = start_point(target, r.max(0.5), true, rng);
-        *walker = *x;
+        walker[..moved].copy_from_slice(&x[..moved]);
         evaluations += n;
     }
     (starts, evaluations)

@@ -141,8 +141,8 @@ pub fn nuts_dimension(n: usize) -> Result<usize, RunError> {
 /// assert_eq!(dimension_for(SamplerKind::Sgld, 784).unwrap(), 1000);
 /// assert_eq!(dimension_for(SamplerKind::Hamcmc, 496_150).unwrap(), LARGE_DIMENSION);
 /// assert_eq!(dimension_for(SamplerKind::Nuts, 5000).unwrap(), 8192);
-/// let refused = dimension_for(SamplerKind::Sghmc, 5000).unwrap_err().to_string();
-/// assert!(refused.contains("sghmc") && refused.contains("1000"), "{refused}");
+/// let refused = dimension_for(SamplerKind::MhBfgs, 5000).unwrap_err().to_string();
+/// assert!(refused.contains("mh-bfgs") && refused.contains("1000"), "{refused}");
 /// assert!(dimension_for(SamplerKind::Sgld, LARGE_DIMENSION + 1).is_err());
 /// ```
 pub fn dimension_for(kind: SamplerKind, n: usize) -> Result<usize, RunError> {

@@ -106,10 +106,13 @@ fn other_samplers_refuse_a_model_above_1000_and_name_those_that_run_it() {
         draws: 10,
         ..RunSettings::default()
     };
-    let e = run(&Wide, SamplerKind::HmcBfgs, &settings, &Progress::hidden()).unwrap_err();
+    let e = run(&Wide, SamplerKind::MhBfgs, &settings, &Progress::hidden()).unwrap_err();
     let message = e.to_string();
     assert!(
-        message.contains("hmc-bfgs") && message.contains("hamcmc") && message.contains("sghmc"),
+        message.contains("mh-bfgs")
+            && message.contains("hmc-bfgs")
+            && message.contains("hamcmc")
+            && message.contains("sghmc"),
         "{message}"
     );
 }

@@ -252,7 +252,7 @@ pub const REGISTRY: [SamplerEntry; 14] = [
         description: "HMC-BFGS ensemble (Zhang & Sutton 2011, Alg. 1); exact",
         exact: true,
         minibatches: false,
-        any_dimension: false,
+        any_dimension: true,
         options: &["leapfrog_steps"],
         step_size: DefaultStepSize::Fixed(1.0),
         friction: 1.0,

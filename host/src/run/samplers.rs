@@ -141,8 +141,8 @@ impl<const D: usize> ChainSampler<D> for AmagoldChain<D> {
     }
 }
 
-/// An ensemble whose iteration is a sweep: every walker moves once (the
-/// core's [`Step`] moves one). The statistics are walker 0's, except the
+/// An ensemble (boxed) whose iteration is a sweep: every walker moves once
+/// (the core's [`Step`] moves one). The statistics are walker 0's, except the
 /// acceptance probability (mean over the sweep, what the dual averaging
 /// sees) and the gradient count (sum).
 pub(crate) struct Sweep<S>(pub(crate) S);
@@ -150,7 +150,7 @@ pub(crate) struct Sweep<S>(pub(crate) S);
 macro_rules! ensemble_sampler {
     ($name:ident) => {
         impl<const D: usize> ChainSampler<D>
-            for Sweep<$name<f64, D, ENSEMBLE_WALKERS, ENSEMBLE_MEMORY>>
+            for Sweep<Box<$name<f64, D, ENSEMBLE_WALKERS, ENSEMBLE_MEMORY>>>
         {
             fn step(
                 &mut self,
@@ -161,7 +161,7 @@ macro_rules! ensemble_sampler {
                 let (mut acceptance, mut gradients) = (0.0, 0u32);
                 for _ in 0..ENSEMBLE_WALKERS {
                     let walker = self.0.next_chain();
-                    let stats = $name::step(&mut self.0, target, rng);
+                    let stats = $name::step(&mut *self.0, target, rng);
                     let a = stats.acceptance_probability;
                     acceptance += if a.is_finite() { a } else { 0.0 };
                     gradients = gradients.saturating_add(stats.gradient_evaluations);
@@ -183,13 +183,13 @@ macro_rules! ensemble_sampler {
                 Ok(stats)
             }
             fn position(&self) -> &[f64; D] {
-                Sampler::position(&self.0)
+                Sampler::position(&*self.0)
             }
             fn potential(&self) -> Option<f64> {
-                Sampler::potential(&self.0)
+                Sampler::potential(&*self.0)
             }
             fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
-                Sampler::set_step_size(&mut self.0, step_size)
+                Sampler::set_step_size(&mut *self.0, step_size)
             }
         }
     };

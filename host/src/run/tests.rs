@@ -233,14 +233,8 @@ fn bad_settings_and_dimensions_are_errors() {
             0.0
         }
     }
-    // HMC-BFGS is not among the samplers of any dimension.
-    let e = run(
-        &Huge,
-        SamplerKind::HmcBfgs,
-        &settings(),
-        &Progress::hidden(),
-    )
-    .unwrap_err();
+    // MH-BFGS is not among the samplers of any dimension.
+    let e = run(&Huge, SamplerKind::MhBfgs, &settings(), &Progress::hidden()).unwrap_err();
     assert!(e.to_string().contains("dimension 2000"), "{e}");
 }
 
@@ -420,7 +414,7 @@ fn nuts_runs_five_thousand_dimensions() {
         "{:?}",
         draws.settings
     );
-    let e = run(&Wide(2000), SamplerKind::HmcBfgs, &s, &Progress::hidden()).unwrap_err();
+    let e = run(&Wide(2000), SamplerKind::MhBfgs, &s, &Progress::hidden()).unwrap_err();
     assert!(e.to_string().contains("16384"), "{e}");
     let e = run(&Wide(16385), SamplerKind::Nuts, &s, &Progress::hidden()).unwrap_err();
     assert!(e.to_string().contains("16384"), "{e}");
