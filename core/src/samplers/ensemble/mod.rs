@@ -322,7 +322,7 @@ pub use mh_bfgs::{MhBfgs, MhBfgsProposal, MhBfgsSettings};
 use rand_core::Rng;
 
 use crate::error::{Error, require_positive};
-use crate::kernels::{all_finite, difference_leading};
+use crate::kernels::difference_leading;
 use crate::lbfgs::{CurvaturePolicy, InitialScaling, LbfgsMemory, LbfgsSettings};
 use crate::metric::Metric;
 use crate::real::Real;
@@ -467,7 +467,7 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> Ensemble<T, D, K, 
         target: &P,
     ) -> Result<Self, Error> {
         let mut ensemble = Ensemble {
-            positions: initial,
+            positions: [[T::ZERO; D]; K],
             potentials: [T::ZERO; K],
             gradients: [[T::ZERO; D]; K],
             memory: LbfgsMemory::new(memory_settings::<T, K, M>(scaling, curvature)?)?,
@@ -477,17 +477,13 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> Ensemble<T, D, K, 
             dimension: D,
             started: false,
         };
-        for k in 0..K {
-            if !all_finite(&ensemble.positions[k]) {
-                return Err(Error::NonFiniteInitialState);
-            }
-            let u =
-                target.potential_and_gradient(&ensemble.positions[k], &mut ensemble.gradients[k]);
-            if !u.is_finite() || !all_finite(&ensemble.gradients[k]) {
-                return Err(Error::NonFiniteInitialState);
-            }
-            ensemble.potentials[k] = u;
-        }
+        evaluate_starts(
+            &initial,
+            target,
+            &mut ensemble.positions,
+            &mut ensemble.gradients,
+            &mut ensemble.potentials,
+        )?;
         Ok(ensemble)
     }
 

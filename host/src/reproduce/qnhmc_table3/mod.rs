@@ -413,9 +413,6 @@ impl Curve {
 impl<'a> Chain<'a> {
     fn run(&self, kind: Kind) -> Curve {
         const D: usize = LARGE_DIMENSION;
-        let mut start = vec![0.0; D].into_boxed_slice();
-        start[..self.start.len()].copy_from_slice(self.start);
-        let start: Box<[f64; D]> = start.try_into().expect("the slice has D entries");
         match kind {
             Kind::HmcBfgs => built!(
                 self,
@@ -431,7 +428,7 @@ impl<'a> Chain<'a> {
                 kind,
                 Hmc::<f64, D>::new_boxed(
                     HmcSettings::new(PAPER_STEP_SIZE, LEAPFROG_STEPS),
-                    &start,
+                    &self.padded_start(),
                     self.target
                 )
             ),
@@ -440,7 +437,7 @@ impl<'a> Chain<'a> {
                 kind,
                 Qnhmc::<f64, D, MEMORY>::new_boxed(
                     QnhmcSettings::new(PAPER_STEP_SIZE, LEAPFROG_STEPS, MEMORY),
-                    &start,
+                    &self.padded_start(),
                     self.target
                 )
             ),
@@ -452,15 +449,12 @@ impl<'a> Chain<'a> {
         const D: usize = LARGE_DIMENSION;
         match variant {
             Variant::QnhmcMemory(m) => {
-                let mut start = vec![0.0; D].into_boxed_slice();
-                start[..self.start.len()].copy_from_slice(self.start);
-                let start: Box<[f64; D]> = start.try_into().expect("the slice has D entries");
                 built!(
                     self,
                     variant,
                     Qnhmc::<f64, D, MEMORY_CAPACITY>::new_boxed(
                         QnhmcSettings::new(PAPER_STEP_SIZE, LEAPFROG_STEPS, m),
-                        &start,
+                        &self.padded_start(),
                         self.target
                     )
                 )
@@ -478,6 +472,14 @@ impl<'a> Chain<'a> {
                 )
             }
         }
+    }
+
+    /// The start in storage of [`LARGE_DIMENSION`] (zeroed; the model's
+    /// coordinates written).
+    fn padded_start(&self) -> Box<[f64; LARGE_DIMENSION]> {
+        let mut start = qnmc::in_place::zeroed_box::<[f64; LARGE_DIMENSION]>();
+        start[..self.start.len()].copy_from_slice(self.start);
+        start
     }
 
     /// K walkers at the start plus [`WALKER_JITTER`]·N(0, 1) per model
