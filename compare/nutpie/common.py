@@ -126,6 +126,24 @@ class CheckResult:
     worst_quantity: str
     rows: int
     output: str
+    max_abs_z: float = float("nan")
+    z_threshold: float = float("nan")
+
+    def fail_reasons(self) -> list[str]:
+        """Why the check failed, from its table: `rhat` (max R-hat >= 1.05),
+        `z` (a |z| at or above the Bonferroni threshold), `undefined` (an R-hat
+        or ESS qnmc could not compute: a chain constant in a quantity),
+        `error` (exit code other than 0 or 1)."""
+        reasons = []
+        if self.exit_code not in (0, 1):
+            reasons.append("error")
+        if math.isinf(self.max_rhat) or math.isnan(self.min_ess_bulk):
+            reasons.append("undefined")
+        elif self.max_rhat >= 1.05:
+            reasons.append("rhat")
+        if self.max_abs_z >= self.z_threshold:
+            reasons.append("z")
+        return reasons
 
 
 def parse_check(stdout: str, exit_code: int) -> CheckResult:
@@ -134,7 +152,11 @@ def parse_check(stdout: str, exit_code: int) -> CheckResult:
     ESS bulk, verdict). exit 0 = pass, 1 = fail; anything else is an error
     and counts as a failure with NaN numbers."""
     header = None
-    rhats, esses = [], []
+    rhats, esses, zs = [], [], []
+    threshold = float("nan")
+    m = re.search(r"every \|z\| < ([0-9.]+)", stdout)
+    if m:
+        threshold = float(m.group(1))
     worst = ""
     for line in stdout.splitlines():
         if not line.startswith("|"):
@@ -150,6 +172,12 @@ def parse_check(stdout: str, exit_code: int) -> CheckResult:
             ess = float(cells[header.index("ESS bulk")])
         except (ValueError, IndexError):
             continue
+        for col in ("z mean", "z sd"):
+            if col in header:
+                try:
+                    zs.append(abs(float(cells[header.index(col)])))
+                except ValueError:
+                    zs.append(float("inf"))
         rhats.append(rhat)
         if not esses or math.isnan(ess) or ess < min(esses):
             worst = cells[0]
@@ -165,6 +193,8 @@ def parse_check(stdout: str, exit_code: int) -> CheckResult:
         worst_quantity=worst,
         rows=len(rhats),
         output=stdout,
+        max_abs_z=max(zs) if zs else float("nan"),
+        z_threshold=threshold,
     )
 
 

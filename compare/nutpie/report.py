@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-SIDES = ["qnmc-default", "nutpie-lowrank", "nutpie-diag"]
+SIDES = ["qnmc-default", "nutpie-lowrank", "nutpie-diag", "qnmc-diag"]
 BASE = "qnmc-default"
 
 
@@ -110,9 +110,9 @@ def main() -> int:
                    f" | {len(seeds_used)} |")
 
         detail.append(f"\n#### {t}\n")
-        detail.append("| side | seed | pass | max R̂ | min ESS bulk | gradients incl. warm-up | of which before kept draws"
-                      " | ESS / 1000 gradients | divergences | seconds |")
-        detail.append("|---|---|---|---|---|---|---|---|---|---|")
+        detail.append("| side | seed | pass | why not | max R̂ | max \\|z\\| | min ESS bulk | gradients incl. warm-up"
+                      " | of which before kept draws | ESS / 1000 gradients | divergences | seconds |")
+        detail.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for s in sides:
             for seed, r in sorted(by[(t, s)].items()):
                 g = r.get("gradients") or 0
@@ -120,12 +120,30 @@ def main() -> int:
                 ess = r.get("min_ess_bulk", float("nan"))
                 eff = 1000 * ess / g if g else float("nan")
                 detail.append(
-                    f"| {s} | {seed} | {'yes' if r['pass'] else '**no**'} | {r.get('max_rhat', float('nan')):.3f} | "
+                    f"| {s} | {seed} | {'yes' if r['pass'] else '**no**'} | {', '.join(r.get('fail_reasons', []))} | "
+                    f"{r.get('max_rhat', float('nan')):.3f} | {r.get('max_abs_z', float('nan')):.2f} | "
                     f"{ess:.0f} | {g} | {gw if gw is not None else '–'} | {eff:.3f} | "
                     f"{r.get('divergences', '–')} | {r.get('seconds', float('nan')):.2f} |")
+    side_rows = ["| target | side | passes | failed on R̂ (or R̂ undefined) | failed on a z-test | median gradients incl. warm-up"
+                 " | median min ESS bulk | kept-draw divergences (sum) | restarted chains (qnmc, sum) |",
+                 "|---|---|---|---|---|---|---|---|---|"]
+    for t in targets:
+        for s in sides:
+            rs = list(by[(t, s)].values())
+            if not rs:
+                continue
+            reasons = [r.get("fail_reasons", []) for r in rs if not r["pass"]]
+            grads = [r["gradients"] for r in rs if r.get("gradients")]
+            esses = [r["min_ess_bulk"] for r in rs if r.get("min_ess_bulk") is not None]
+            side_rows.append(
+                f"| {t} | {s} | {sum(r['pass'] for r in rs)}/{len(rs)} | "
+                f"{sum(1 for x in reasons if 'rhat' in x or 'undefined' in x)} | {sum(1 for x in reasons if 'z' in x)} | "
+                f"{int(np.median(grads)) if grads else '–'} | {np.nanmedian(esses) if esses else float('nan'):.0f} | "
+                f"{sum(int(r.get('divergences') or 0) for r in rs)} | "
+                f"{sum(int(r['restarts']) for r in rs) if all('restarts' in r for r in rs) else '–'} |")
     text = ("Ratios: geometric mean over seeds of (min bulk ESS ÷ gradients incl. warm-up) of qnmc's default ÷ "
             "that of nutpie, [90 % t-interval on the log ratios]; > 1 means qnmc is more efficient.\n\n"
-            + "\n".join(out) + "\n\n### Per run\n" + "\n".join(detail) + "\n")
+            + "\n".join(out) + "\n\n### Per side\n\n" + "\n".join(side_rows) + "\n\n### Per run\n" + "\n".join(detail) + "\n")
     print(text)
     if args.out:
         Path(args.out).write_text(text)

@@ -136,12 +136,16 @@ def main() -> int:
                     quantity_names=target.columns, quantities=q[c],
                     warmup_seconds=0.0, sampling_seconds=0.0)
                 files.append(str(path))
+            check_log = results / "checks" / side / tname / f"seed{seed}.txt"
+            check_log.parent.mkdir(parents=True, exist_ok=True)
             check = run_check(qnmc, qnmc_target_args(target, args.shared_data),
-                              ["--draws-files", *files], run_dir / "check.txt")
+                              ["--draws-files", *files], check_log)
             record = {
                 "side": side, "target": tname, "seed": seed, "pass": check.passed,
                 "check_exit": check.exit_code, "max_rhat": check.max_rhat,
                 "min_ess_bulk": check.min_ess_bulk, "slowest": check.worst_quantity,
+                "max_abs_z": check.max_abs_z, "z_threshold": check.z_threshold,
+                "fail_reasons": check.fail_reasons(),
                 "ess_source": "qnmc check table (min over quantities of ESS bulk)",
                 "gradients": sum(grads_warmup) + sum(grads_draws),
                 "gradients_warmup": sum(grads_warmup), "gradients_draws": sum(grads_draws),

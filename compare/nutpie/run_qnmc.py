@@ -76,7 +76,9 @@ def main() -> int:
             t0 = time.perf_counter()
             proc = subprocess.run(cmd, capture_output=True, text=True)
             elapsed = time.perf_counter() - t0
-            (results / "draws" / side / tname / f"seed{seed}.check.txt").write_text(
+            check_log = results / "checks" / side / tname / f"seed{seed}.txt"
+            check_log.parent.mkdir(parents=True, exist_ok=True)
+            check_log.write_text(
                 "$ " + " ".join(cmd) + "\n" + proc.stdout + "\n--- stderr ---\n" + proc.stderr)
             check = parse_check(proc.stdout, proc.returncode)
             summary_path = run_dir / "summary.json"
@@ -85,7 +87,8 @@ def main() -> int:
                       f"{proc.stderr.strip()[:500]}")
                 record = {"side": side, "target": tname, "seed": seed, "pass": False,
                           "check_exit": proc.returncode, "max_rhat": float("nan"),
-                          "min_ess_bulk": float("nan"), "gradients": None, "error": proc.stderr[-2000:]}
+                          "min_ess_bulk": float("nan"), "gradients": None, "fail_reasons": ["error"],
+                          "error": proc.stderr[-2000:]}
                 append_jsonl(jsonl, record)
                 continue
             summary = json.loads(summary_path.read_text())
@@ -98,13 +101,18 @@ def main() -> int:
                 "side": side, "target": tname, "seed": seed, "pass": check.passed,
                 "check_exit": check.exit_code, "max_rhat": check.max_rhat,
                 "min_ess_bulk": check.min_ess_bulk, "slowest": check.worst_quantity,
+                "max_abs_z": check.max_abs_z, "z_threshold": check.z_threshold,
+                "fail_reasons": check.fail_reasons(),
                 "ess_source": "qnmc check table (min over quantities of ESS bulk)",
                 "gradients": grads, "gradients_draws": kept, "gradients_warmup": grads - kept,
                 "divergences": int(summary["sampler_stats"]["run"]["divergences"]),
                 "seconds": float(summary["sampler_stats"]["run"]["seconds"]),
                 "command_seconds": elapsed,
                 "warmup_draws": [int(c["warmup_draws"]) for c in per_chain],
-                "restarts": sum(1 for c in per_chain if c.get("restart")),
+                # restarted chains are reported as diagnostics notes ("... so it
+                # started again from chain k's initial point")
+                "restarts": sum(1 for n in summary.get("diagnostics", {}).get("notes", [])
+                                if "started again" in n),
                 "warnings": len(summary.get("diagnostics", {}).get("warnings", [])),
                 "chains": len(per_chain), "version": version, "extra": args.extra,
             }
