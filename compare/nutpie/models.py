@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -242,6 +243,16 @@ TARGETS: dict[str, Target] = {
 }
 
 DEFAULT_TARGETS = ["funnel", "eight-schools-centered", "stochastic-volatility", "eight-schools"]
+
+
+def missing_data(target: Target, shared_data: str | None) -> str | None:
+    """Why `target` cannot run here (its shared data folder is missing), or
+    None."""
+    if "--shared-data" in target.qnmc_args:
+        folder = shared_data or target.qnmc_args[target.qnmc_args.index("--shared-data") + 1]
+        if not (Path(folder) / "posteriordb").is_dir():
+            return f"{target.name} skipped: it needs the shared data folder (--shared-data), {folder}/posteriordb not found"
+    return None
 
 
 def qnmc_target_args(target: Target, shared_data: str | None) -> list[str]:

@@ -39,7 +39,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (DEFAULT_SHARED_DATA, append_jsonl, parse_seeds, qnmc_binary,  # noqa: E402
                     run_check, write_cmdstan_csv)
-from models import DEFAULT_TARGETS, TARGETS, qnmc_target_args  # noqa: E402
+from models import DEFAULT_TARGETS, TARGETS, missing_data, qnmc_target_args  # noqa: E402
 
 METRICS = {"diag": False, "lowrank": True}
 
@@ -88,6 +88,10 @@ def main() -> int:
 
     for tname in targets:
         target = TARGETS[tname]
+        why = missing_data(target, args.shared_data)
+        if why:
+            print(why)
+            continue
         todo = [(m, s) for m in metrics for s in seeds if (f"nutpie-{m}", tname, s) not in done]
         if not todo:
             continue

@@ -35,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (DEFAULT_SHARED_DATA, append_jsonl, parse_check, parse_seeds,  # noqa: E402
                     qnmc_binary, read_cmdstan_csv)
-from models import DEFAULT_TARGETS, TARGETS, qnmc_target_args  # noqa: E402
+from models import DEFAULT_TARGETS, TARGETS, missing_data, qnmc_target_args  # noqa: E402
 from run_nutpie import done_keys  # noqa: E402
 
 
@@ -64,6 +64,10 @@ def main() -> int:
         if tname not in TARGETS:
             raise SystemExit(f"error: unknown target {tname}; known: {sorted(TARGETS)}")
         target = TARGETS[tname]
+        why = missing_data(target, args.shared_data)
+        if why:
+            print(why)
+            continue
         for seed in seeds:
             if (side, tname, seed) in done:
                 continue

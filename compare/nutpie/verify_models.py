@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import DEFAULT_SHARED_DATA, qnmc_binary, read_cmdstan_csv  # noqa: E402
-from models import DEFAULT_TARGETS, TARGETS, qnmc_target_args  # noqa: E402
+from models import DEFAULT_TARGETS, TARGETS, missing_data, qnmc_target_args  # noqa: E402
 
 
 def main() -> int:
@@ -50,6 +50,10 @@ def main() -> int:
     failures = 0
     for name in names:
         target = TARGETS[name]
+        why = missing_data(target, args.shared_data)
+        if why:
+            print(why)
+            continue
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "run"
             cmd = [qnmc, "run", *qnmc_target_args(target, args.shared_data), "--seed", str(args.seed),
