@@ -1,0 +1,308 @@
+"""PyMC versions of qnmc's built-in hierarchical targets: the same posterior,
+the same data and the same (centred or non-centred) parameterisation.
+
+Each target is a `Target` with
+- `build()`: the PyMC model;
+- `columns`: the quantities in qnmc's order and CmdStan CSV names
+  (`theta.1` for `theta[1]`), as `qnmc run --target NAME` writes them;
+- `constrained(idata_group)`: the draws of those quantities, from nutpie's
+  posterior (chain, draw, quantity);
+- `value_point(row)`: a qnmc CSV row of quantities (constrained scale) mapped
+  to PyMC's value variables (its unconstrained scale), for verify_models.py;
+- `qnmc_args`: what `qnmc run/check` needs besides `--target`.
+
+The qnmc sources each model copies are named in its docstring; the data are
+the ones built into qnmc (eight schools' classic table; stochastic
+volatility's returns regenerated here with the documented SplitMix64 +
+Box-Muller recipe).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+# ---------------------------------------------------------------- data
+
+#: eight schools (host/src/targets/eight_schools_centered.rs; posteriordb's
+#: eight_schools.json holds the same numbers)
+EIGHT_Y = np.array([28.0, 8.0, -3.0, 7.0, -1.0, 1.0, 18.0, 12.0])
+EIGHT_SIGMA = np.array([15.0, 10.0, 16.0, 11.0, 9.0, 11.0, 10.0, 18.0])
+
+MASK64 = (1 << 64) - 1
+
+
+class SplitMix64:
+    """SplitMix64 as in host/src/targets/stochastic_volatility.rs: add the
+    golden-ratio increment, then two xor-shift-multiply rounds."""
+
+    def __init__(self, seed: int):
+        self.state = seed & MASK64
+
+    def next(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+    def open_uniform(self) -> float:
+        # (top 53 bits + 1) / 2^53, in (0, 1]
+        return float((self.next() >> 11) + 1) * (1.0 / float(1 << 53))
+
+    def normal(self) -> float:
+        # Box-Muller, cosine branch
+        u1 = self.open_uniform()
+        u2 = self.open_uniform()
+        return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+
+SV_SEED = 0x5EED00057001
+SV_LENGTH = 100
+SV_TRUE = dict(mu=-1.0, phi=0.95, sigma=0.25)
+
+
+def simulate_sv(seed: int = SV_SEED, length: int = SV_LENGTH, mu: float = -1.0,
+                phi: float = 0.95, sigma: float = 0.25) -> tuple[np.ndarray, np.ndarray]:
+    """(h, y) of the built-in stochastic-volatility data: normals drawn in the
+    order eps_1, eta_1, eps_2, eta_2, ...; h_1 = mu + sigma/sqrt(1-phi^2) eps_1,
+    h_t = mu + phi (h_{t-1} - mu) + sigma eps_t, y_t = exp(h_t/2) eta_t."""
+    rng = SplitMix64(seed)
+    h = []
+    y = []
+    for t in range(length):
+        eps = rng.normal()
+        eta = rng.normal()
+        if t == 0:
+            ht = mu + sigma / math.sqrt(1.0 - phi * phi) * eps
+        else:
+            ht = mu + phi * (h[t - 1] - mu) + sigma * eps
+        h.append(ht)
+        y.append(math.exp(0.5 * ht) * eta)
+    return np.array(h), np.array(y)
+
+
+# ---------------------------------------------------------------- models
+
+@dataclass
+class Target:
+    name: str
+    build: Callable[[], object]
+    columns: list[str]
+    #: name of each quantity block in nutpie's posterior, in column order,
+    #: with its length
+    blocks: list[tuple[str, int]]
+    value_point: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]
+    qnmc_args: list[str] = field(default_factory=list)
+    note: str = ""
+
+    def constrained(self, posterior) -> np.ndarray:
+        """(chain, draw, quantity) array in `columns` order from an
+        InferenceData group (posterior or warmup_posterior)."""
+        parts = []
+        for var, size in self.blocks:
+            a = np.asarray(posterior[var].values, dtype=float)
+            a = a.reshape(a.shape[0], a.shape[1], -1)
+            if a.shape[2] != size:
+                raise ValueError(f"{self.name}: {var} has {a.shape[2]} entries, expected {size}")
+            parts.append(a)
+        return np.concatenate(parts, axis=2)
+
+    def split_row(self, row: np.ndarray) -> dict[str, np.ndarray]:
+        """A vector of quantities in `columns` order as {block: array}."""
+        out = {}
+        i = 0
+        for var, size in self.blocks:
+            out[var] = np.asarray(row[i:i + size], dtype=float)
+            i += size
+        return out
+
+
+def _stan_names(base: str, n: int) -> list[str]:
+    return [f"{base}.{i}" for i in range(1, n + 1)]
+
+
+FUNNEL_DIM = 10
+
+
+def funnel_model():
+    """host/src/targets/funnel.rs: v ~ N(0, 3^2), x_i | v ~ N(0, e^v),
+    i = 1..9. No constrained coordinates."""
+    import pymc as pm
+
+    with pm.Model() as m:
+        v = pm.Normal("v", 0.0, 3.0)
+        pm.Normal("x", 0.0, sigma=pm.math.exp(0.5 * v), shape=FUNNEL_DIM - 1)
+    return m
+
+
+def funnel_point(q):
+    return {"v": np.asarray(q["v"]).reshape(()), "x": q["x"]}
+
+
+def eight_centered_model():
+    """host/src/targets/eight_schools_centered.rs: mu ~ N(0, 5^2),
+    tau ~ half-Cauchy(0, 5), theta_j ~ N(mu, tau^2) (centred),
+    y_j ~ N(theta_j, sigma_j^2). PyMC samples log tau, as qnmc does."""
+    import pymc as pm
+
+    with pm.Model() as m:
+        mu = pm.Normal("mu", 0.0, 5.0)
+        tau = pm.HalfCauchy("tau", 5.0)
+        theta = pm.Normal("theta", mu, tau, shape=8)
+        pm.Normal("y", theta, EIGHT_SIGMA, observed=EIGHT_Y)
+    return m
+
+
+def eight_centered_point(q):
+    return {"mu": np.asarray(q["mu"]).reshape(()),
+            "tau_log__": np.log(q["tau"]).reshape(()),
+            "theta": q["theta"]}
+
+
+def eight_noncentered_model():
+    """posteriordb eight_schools_noncentered (qnmc target `eight-schools`):
+    theta_trans ~ N(0, 1), mu ~ N(0, 5), tau ~ half-Cauchy(0, 5),
+    theta = mu + tau * theta_trans, y ~ N(theta, sigma). Reported: theta, mu,
+    tau."""
+    import pymc as pm
+
+    with pm.Model() as m:
+        theta_trans = pm.Normal("theta_trans", 0.0, 1.0, shape=8)
+        mu = pm.Normal("mu", 0.0, 5.0)
+        tau = pm.HalfCauchy("tau", 5.0)
+        theta = pm.Deterministic("theta", mu + tau * theta_trans)
+        pm.Normal("y", theta, EIGHT_SIGMA, observed=EIGHT_Y)
+    return m
+
+
+def eight_noncentered_point(q):
+    tau = float(np.asarray(q["tau"]).reshape(()))
+    mu = float(np.asarray(q["mu"]).reshape(()))
+    return {"theta_trans": (q["theta"] - mu) / tau,
+            "mu": np.asarray(mu).reshape(()),
+            "tau_log__": np.log(np.asarray(tau)).reshape(())}
+
+
+def sv_model():
+    """host/src/targets/stochastic_volatility.rs, centred:
+    mu ~ N(0, 10^2), phi ~ Uniform(-1, 1), sigma ~ half-Cauchy(0, 5),
+    h_1 ~ N(mu, sigma^2/(1 - phi^2)), h_t ~ N(mu + phi (h_{t-1} - mu), sigma^2),
+    y_t ~ N(0, exp(h_t)). The latent path h is the sampled variable (a flat
+    vector whose AR(1) density is added as a potential), so the model stays
+    centred. PyMC's interval transform of phi is log((1+phi)/(1-phi)) =
+    2 atanh(phi), twice qnmc's atanh: a fixed linear rescaling of one
+    coordinate (log-Jacobians differ by the constant log 2)."""
+    import pymc as pm
+
+    _, y = simulate_sv()
+    with pm.Model() as m:
+        mu = pm.Normal("mu", 0.0, 10.0)
+        phi = pm.Uniform("phi", -1.0, 1.0)
+        sigma = pm.HalfCauchy("sigma", 5.0)
+        h = pm.Flat("h", shape=SV_LENGTH)
+        stationary_sd = sigma / pm.math.sqrt(1.0 - phi ** 2)
+        prior_h = pm.logp(pm.Normal.dist(mu, stationary_sd), h[0]) + pm.math.sum(
+            pm.logp(pm.Normal.dist(mu + phi * (h[:-1] - mu), sigma), h[1:]))
+        pm.Potential("h_ar1", prior_h)
+        pm.Normal("y", 0.0, sigma=pm.math.exp(0.5 * h), observed=y)
+    return m
+
+
+def sv_point(q):
+    phi = np.asarray(q["phi"]).reshape(())
+    return {"mu": np.asarray(q["mu"]).reshape(()),
+            "phi_interval__": np.log1p(phi) - np.log1p(-phi),
+            "sigma_log__": np.log(q["sigma"]).reshape(()),
+            "h": q["h"]}
+
+
+TARGETS: dict[str, Target] = {
+    "funnel": Target(
+        "funnel", funnel_model, ["v"] + _stan_names("x", FUNNEL_DIM - 1),
+        [("v", 1), ("x", FUNNEL_DIM - 1)], funnel_point,
+        ["--dimension", str(FUNNEL_DIM)]),
+    "eight-schools-centered": Target(
+        "eight-schools-centered", eight_centered_model,
+        _stan_names("theta", 8) + ["mu", "tau"],
+        [("theta", 8), ("mu", 1), ("tau", 1)], eight_centered_point),
+    "stochastic-volatility": Target(
+        "stochastic-volatility", sv_model,
+        ["mu", "phi", "sigma"] + _stan_names("h", SV_LENGTH),
+        [("mu", 1), ("phi", 1), ("sigma", 1), ("h", SV_LENGTH)], sv_point),
+    "eight-schools": Target(
+        "eight-schools", eight_noncentered_model,
+        _stan_names("theta", 8) + ["mu", "tau"],
+        [("theta", 8), ("mu", 1), ("tau", 1)], eight_noncentered_point,
+        ["--shared-data", "/work/shared/data"],
+        note="posteriordb eight_schools_noncentered; qnmc needs --shared-data"),
+}
+
+DEFAULT_TARGETS = ["funnel", "eight-schools-centered", "stochastic-volatility", "eight-schools"]
+
+
+def missing_data(target: Target, shared_data: str | None) -> str | None:
+    """Why `target` cannot run here (its shared data folder is missing), or
+    None."""
+    if "--shared-data" in target.qnmc_args:
+        folder = shared_data or target.qnmc_args[target.qnmc_args.index("--shared-data") + 1]
+        if not (Path(folder) / "posteriordb").is_dir():
+            return f"{target.name} skipped: it needs the shared data folder (--shared-data), {folder}/posteriordb not found"
+    return None
+
+
+def qnmc_target_args(target: Target, shared_data: str | None) -> list[str]:
+    """`--target NAME` plus the target's options; `--shared-data` from the
+    command line when given."""
+    args = ["--target", target.name]
+    extra = list(target.qnmc_args)
+    if "--shared-data" in extra:
+        i = extra.index("--shared-data")
+        if shared_data:
+            extra[i + 1] = shared_data
+    return args + extra
+
+
+def sv_noncentered_model():
+    """The same posterior as `sv_model` (same priors, same data), written
+    non-centred: z_t ~ N(0, 1) i.i.d., c_1 = sigma z_1 / sqrt(1 - phi^2),
+    c_t = phi c_{t-1} + sigma z_t, h = mu + c (the AR(1) prior of h is the
+    image of the z). Only for reference_check.py: an independent long run to
+    judge qnmc check's HMC reference for stochastic-volatility. Reported: mu,
+    phi, sigma, h."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    _, y = simulate_sv()
+    n = SV_LENGTH
+    lag = np.subtract.outer(np.arange(n), np.arange(n))  # t - s
+    lower = lag >= 0
+    with pm.Model() as m:
+        mu = pm.Normal("mu", 0.0, 10.0)
+        phi = pm.Uniform("phi", -1.0, 1.0)
+        sigma = pm.HalfCauchy("sigma", 5.0)
+        z = pm.Normal("z", 0.0, 1.0, shape=n)
+        w = pt.set_subtensor(z[0], z[0] / pt.sqrt(1.0 - phi ** 2))
+        powers = pt.where(lower, phi ** pt.as_tensor(np.where(lower, lag, 0).astype(float)), 0.0)
+        h = pm.Deterministic("h", mu + sigma * pt.dot(powers, w))
+        pm.Normal("y", 0.0, sigma=pm.math.exp(0.5 * h), observed=y)
+    return m
+
+
+def eight_noncentered_for_centered():
+    """Non-centred eight schools reported as the centred target's quantities
+    (the same posterior): for reference_check.py."""
+    return eight_noncentered_model()
+
+
+#: Non-centred rewrites of centred targets (same posterior), for
+#: reference_check.py: target name -> (model builder, blocks in the target's
+#: column order).
+NONCENTERED_TWINS = {
+    "stochastic-volatility": (sv_noncentered_model, TARGETS["stochastic-volatility"].blocks),
+    "eight-schools-centered": (eight_noncentered_for_centered, TARGETS["eight-schools-centered"].blocks),
+}
