@@ -125,7 +125,12 @@ pub fn check(args: &CheckArgs) -> Result<(), CliError> {
     let tolerance =
         (read.is_none() && !args.sampler.sampler.is_exact()).then_some(SG_BIAS_TOLERANCE);
     let draws = match read {
-        Some(draws) => draws,
+        Some(draws) => {
+            // The same diagnostics as for a run of this command (unusable
+            // chains, warnings), printed before the check's table.
+            report_health(&draws, &summarize_run(&draws, Some(&known)));
+            draws
+        }
         None => {
             let draws = sample(model.as_ref(), &args.sampler, args.output.quiet)?;
             let summary = summarize_run(&draws, Some(&known));

@@ -18,7 +18,8 @@ pub enum CliError {
     /// already printed).
     CheckFailed,
     /// `qnmc run` finished but its draws are unusable (every transition
-    /// divergent, a chain that never moved, non-finite `lp__`): exit code 3.
+    /// divergent, a chain that never moved, non-finite `lp__`, chains that never
+    /// met): exit code 3.
     /// The reasons were already printed.
     Unusable,
     /// `qnmc run --strict` finished with this many warnings: exit code 4.

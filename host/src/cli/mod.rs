@@ -33,7 +33,7 @@ pub use error::{
 /// The exit codes, as `--help` prints them.
 pub const EXIT_CODES: &str = "Exit codes: 0 success; 1 `check` failed; 2 usage or input error; \
 3 the run finished but its draws are unusable (all transitions divergent, a chain that never \
-moved, non-finite lp__); 4 --strict and the run has warnings; 5 `reproduce` skipped parts \
+moved, non-finite lp__, chains that sampled apart and never met); 4 --strict and the run has warnings; 5 `reproduce` skipped parts \
 whose data were not found.";
 pub use targets::{TARGETS, build_target, shared_data_dir};
 

@@ -14,6 +14,7 @@ mod run_charts;
 mod run_files;
 mod run_health;
 mod run_summary;
+mod separated_chains;
 mod summary_json;
 mod summary_table;
 #[cfg(test)]
@@ -41,5 +42,9 @@ pub use run_health::{
     RunHealth, assess as assess_run, ebfmi,
 };
 pub use run_summary::{ChainSummary, QuantitySummary, RunSummary, TruthComparison, summarize_run};
+pub use separated_chains::{
+    ChainGroup, LOWER_QUANTILE, MIN_DRAWS, SEPARATED_RHAT, Separation, UPPER_QUANTILE,
+    separated_chains,
+};
 pub use summary_json::{summary_json, summary_json_with};
 pub use summary_table::{summary_table, summary_table_with};

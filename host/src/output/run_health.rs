@@ -4,9 +4,18 @@
 //!
 //! Unusable (`qnmc run` exits with code 3):
 //! - every kept transition of a chain diverged;
-//! - a chain never moved (every kept draw identical);
+//! - a chain never moved (every kept draw identical), or stayed at one point
+//!   for more than half of its kept draws in a row (at least
+//!   [`FROZEN_MIN_DRAWS`]): where every transition diverged or was rejected,
+//!   as in a funnel's neck. No run that passed `qnmc check` on the
+//!   hierarchical suite came near (longest stretch 170 of 1000 draws,
+//!   `docs/HIERARCHICAL.md`);
 //! - an infinite `lp__` or a non-finite parameter value among the kept draws
-//!   (a NaN `lp__` is one that was not computed: `--lp`).
+//!   (a NaN `lp__` is one that was not computed: `--lp`);
+//! - chains that never met: a chain, or a group of chains, whose central
+//!   90 % of draws in `lp__` or a quantity lies apart from the others' with
+//!   R̂ above 1.1 ([`super::separated_chains`]; a funnel's neck, or separated
+//!   modes).
 //!
 //! Warnings (`qnmc run --strict` exits with code 4 when there is any):
 //! - divergent transitions after warm-up;
@@ -38,6 +47,9 @@ pub const ESS_PER_CHAIN: f64 = 100.0;
 pub const EBFMI_WARNING: f64 = 0.3;
 /// Mean acceptance further than this from the adapted target is a warning.
 pub const ACCEPTANCE_TOLERANCE: f64 = 0.15;
+/// A chain that stayed at one point for more than half of its kept draws in
+/// a row, and for at least this many, is unusable.
+pub const FROZEN_MIN_DRAWS: usize = 20;
 /// With a fixed step size, mean acceptance below this is a warning (an
 /// exact sampler that rejects nearly every proposal barely moves).
 pub const FIXED_STEP_ACCEPTANCE: f64 = 0.1;
@@ -136,6 +148,24 @@ pub(crate) fn never_moved(chain: &ChainDraws, quantities: usize) -> bool {
             .all(|row| row == &chain.values[..quantities])
 }
 
+/// The longest stretch of identical consecutive kept draws of `chain` (with
+/// `quantities` values per draw): `(first draw, 0-based; length)`.
+pub(crate) fn longest_frozen_stretch(chain: &ChainDraws, quantities: usize) -> (usize, usize) {
+    if quantities == 0 || chain.values.len() < quantities {
+        return (0, 0);
+    }
+    let rows: Vec<&[f64]> = chain.values.chunks(quantities).collect();
+    let (mut best, mut start) = ((0, 1), 0);
+    for i in 1..rows.len() {
+        if rows[i] != rows[i - 1] {
+            start = i;
+        } else if i + 1 - start > best.1 {
+            best = (start, i + 1 - start);
+        }
+    }
+    best
+}
+
 /// What to do about transitions at the maximum tree depth `max`: raise it
 /// while it is below [`MAX_TREE_DEPTH`], else the metric or the model.
 fn tree_depth_advice(max: u32) -> String {
@@ -192,6 +222,19 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
                 "chain {}: never moved (all {n} kept draws are identical)",
                 c.chain_id
             ));
+        } else {
+            let (first, length) = longest_frozen_stretch(c, q);
+            if 2 * length > n && length >= FROZEN_MIN_DRAWS {
+                health.unusable.push(format!(
+                    "chain {}: stayed at one point for {length} of its {n} kept draws in a row \
+                     (draws {} to {}): every transition from there diverged or was rejected, \
+                     as in a funnel's neck; its draws overweight that point. Try a non-centred \
+                     parameterisation, a higher --target-acceptance, or --metric diag",
+                    c.chain_id,
+                    first + 1,
+                    first + length
+                ));
+            }
         }
         // NaN lp__ means "not computed" (minibatch samplers under `--lp none`
         // or `every N`); an exact sampler never keeps a NaN state, and a NaN
@@ -212,6 +255,10 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
                 k / q + 1
             ));
         }
+    }
+
+    if let Some(separation) = super::separated_chains(run, summary) {
+        health.unusable.push(separation.message());
     }
 
     // Divergences.
@@ -439,6 +486,55 @@ mod tests {
             text.contains("chain 2: lp__ is −∞ at kept draw 8"),
             "{text}"
         );
+    }
+
+    /// `run` with draws `from..to` (0-based) of chain `k` equal to draw
+    /// `from`, `lp__` included.
+    fn frozen(mut run: RunDraws, k: usize, from: usize, to: usize) -> RunDraws {
+        let q = run.names.len();
+        let c = &mut run.chains[k];
+        let row = c.values[from * q..(from + 1) * q].to_vec();
+        for i in from..to {
+            c.values[i * q..(i + 1) * q].copy_from_slice(&row);
+            c.lp[i] = c.lp[from];
+        }
+        run
+    }
+
+    #[test]
+    fn a_chain_frozen_for_more_than_half_its_draws_is_unusable() {
+        // Eight schools (centred), --metric diag, seed 11: chain 2 stayed at
+        // one point for 574 of 1000 kept draws, and the run only warned that
+        // R-hat was undefined.
+        let run = frozen(gaussian_run(4, 1000, 3, 2), 1, 300, 874);
+        assert_eq!(longest_frozen_stretch(&run.chains[1], 3), (300, 574));
+        let h = health(&run);
+        assert!(!h.usable(), "{h:?}");
+        assert!(
+            h.unusable[0].starts_with(
+                "chain 2: stayed at one point for 574 of its 1000 kept draws in a row (draws 301 \
+                 to 874)"
+            ),
+            "{h:?}"
+        );
+        // 170 in a row (the longest in a run that passed `qnmc check` on the
+        // hierarchical suite) and exactly half are not enough; nor is most
+        // of a chain shorter than FROZEN_MIN_DRAWS.
+        for (draws, from, to) in [
+            (1000, 300, 470),
+            (1000, 300, 800),
+            (FROZEN_MIN_DRAWS, 1, FROZEN_MIN_DRAWS),
+        ] {
+            let run = frozen(gaussian_run(4, draws, 3, 2), 1, from, to);
+            assert_eq!(longest_frozen_stretch(&run.chains[1], 3).1, to - from);
+            let h = health(&run);
+            assert!(
+                h.unusable
+                    .iter()
+                    .all(|m| !m.contains("stayed at one point")),
+                "{draws} draws, {from}..{to} frozen: {h:?}"
+            );
+        }
     }
 
     #[test]

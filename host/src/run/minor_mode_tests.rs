@@ -128,3 +128,52 @@ fn chains_in_a_far_minor_mode_start_again_from_the_best_chain() {
         "no chain of the control stayed at the minor mode"
     );
 }
+
+/// The same control, judged: the chains left at the minor mode stayed
+/// where the others never went, so the run is unusable (`qnmc run` exits
+/// with code 3) with a message naming exactly those chains; the run with
+/// the restarts is not.
+#[test]
+fn chains_left_in_the_minor_mode_make_the_run_unusable() {
+    let judge = |draws: &crate::draws::RunDraws| {
+        let summary = crate::output::summarize_run(draws, None);
+        (
+            crate::output::separated_chains(draws, &summary),
+            crate::output::assess_run(draws, &summary),
+        )
+    };
+    let plain = run(
+        &FarMinorMode,
+        SamplerKind::Nuts,
+        &settings(false),
+        &Progress::hidden(),
+    )
+    .unwrap();
+    let stuck: Vec<usize> = plain
+        .chains
+        .iter()
+        .filter(|c| c.column(0, 2).iter().all(|&v| v > FAR - 5.0))
+        .map(|c| c.chain_id)
+        .collect();
+    assert!(!stuck.is_empty(), "no chain stayed at the minor mode");
+    let (separation, health) = judge(&plain);
+    let separation = separation.expect("the chains at x₁ = 20 are apart");
+    assert_eq!(separation.groups.len(), 2, "{separation:?}");
+    assert_eq!(separation.groups[1].chains, stuck, "{separation:?}");
+    assert!(!health.usable(), "{health:?}");
+    assert!(
+        health.unusable.iter().any(|m| m.contains("stayed where")),
+        "{health:?}"
+    );
+
+    let restarted = run(
+        &FarMinorMode,
+        SamplerKind::Nuts,
+        &settings(true),
+        &Progress::hidden(),
+    )
+    .unwrap();
+    let (separation, health) = judge(&restarted);
+    assert_eq!(separation, None);
+    assert!(health.usable(), "{health:?}");
+}
