@@ -52,6 +52,17 @@ fn settings(secants: bool) -> RunSettings {
     }
 }
 
+/// `FarMinorMode` sampled by NUTS at `settings(secants)`.
+fn sample(secants: bool) -> crate::draws::RunDraws {
+    run(
+        &FarMinorMode,
+        SamplerKind::Nuts,
+        &settings(secants),
+        &Progress::hidden(),
+    )
+    .unwrap()
+}
+
 /// With the secants, every chain whose optimisation ended at (20, 0)
 /// starts again from a chain that found the origin, with a deficit of
 /// 30 ± 10⁻³ (the optimiser's tolerance), and then samples the main mode only: x₁ < 7
@@ -62,13 +73,7 @@ fn settings(secants: bool) -> RunSettings {
 /// that of Stan's chains started there: R̂ sees it, nothing corrects it).
 #[test]
 fn chains_in_a_far_minor_mode_start_again_from_the_best_chain() {
-    let draws = run(
-        &FarMinorMode,
-        SamplerKind::Nuts,
-        &settings(true),
-        &Progress::hidden(),
-    )
-    .unwrap();
+    let draws = sample(true);
     let restarted: Vec<_> = draws
         .chains
         .iter()
@@ -108,13 +113,7 @@ fn chains_in_a_far_minor_mode_start_again_from_the_best_chain() {
         assert!(top < 7.0, "chain {}: max x₁ {top}", c.chain_id);
     }
 
-    let plain = run(
-        &FarMinorMode,
-        SamplerKind::Nuts,
-        &settings(false),
-        &Progress::hidden(),
-    )
-    .unwrap();
+    let plain = sample(false);
     assert!(plain.chains.iter().all(|c| c.restart.is_none()));
     // The control: without the restarts some chain (two of eight at this
     // seed) samples the minor mode after its warm-up.
@@ -142,13 +141,7 @@ fn chains_left_in_the_minor_mode_make_the_run_unusable() {
             crate::output::assess_run(draws, &summary),
         )
     };
-    let plain = run(
-        &FarMinorMode,
-        SamplerKind::Nuts,
-        &settings(false),
-        &Progress::hidden(),
-    )
-    .unwrap();
+    let plain = sample(false);
     let stuck: Vec<usize> = plain
         .chains
         .iter()
@@ -166,13 +159,7 @@ fn chains_left_in_the_minor_mode_make_the_run_unusable() {
         "{health:?}"
     );
 
-    let restarted = run(
-        &FarMinorMode,
-        SamplerKind::Nuts,
-        &settings(true),
-        &Progress::hidden(),
-    )
-    .unwrap();
+    let restarted = sample(true);
     let (separation, health) = judge(&restarted);
     assert_eq!(separation, None);
     assert!(health.usable(), "{health:?}");
