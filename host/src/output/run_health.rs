@@ -8,8 +8,7 @@
 //!   for more than half of its kept draws in a row (at least
 //!   [`FROZEN_MIN_DRAWS`]): where every transition diverged or was rejected,
 //!   as in a funnel's neck. No run that passed `qnmc check` on the
-//!   hierarchical suite came near (longest stretch 170 of 1000 draws,
-//!   `docs/HIERARCHICAL.md`);
+//!   hierarchical suite is refused by it (`docs/HIERARCHICAL.md`);
 //! - an infinite `lp__` or a non-finite parameter value among the kept draws
 //!   (a NaN `lp__` is one that was not computed: `--lp`);
 //! - chains that never met: a chain, or a group of chains, whose central
@@ -517,9 +516,8 @@ mod tests {
             ),
             "{h:?}"
         );
-        // 170 in a row (the longest in a run that passed `qnmc check` on the
-        // hierarchical suite) and exactly half are not enough; nor is most
-        // of a chain shorter than FROZEN_MIN_DRAWS.
+        // 170 in a row and exactly half are not enough; nor is most of a
+        // chain shorter than FROZEN_MIN_DRAWS.
         for (draws, from, to) in [
             (1000, 300, 470),
             (1000, 300, 800),
