@@ -112,6 +112,16 @@ pub trait Model: Send + Sync {
         None
     }
 
+    /// A model of the same posterior with the same reported quantities,
+    /// written in coordinates a reference run mixes in (a non-centred twin
+    /// of a centred hierarchy), for targets without a
+    /// [`known_posterior`](Self::known_posterior):
+    /// [`reference_run`](crate::run::reference_run) samples it (NUTS with
+    /// the diagonal metric) instead of this model. Default: `None`.
+    fn reference_model(&self) -> Option<Box<dyn Model>> {
+        None
+    }
+
     /// What a user needs to reproduce or read a fit of this model, written to
     /// `model.json` by `qnmc run --output` (e.g. for a CSV fit: data file and
     /// its SHA-256, label column and rule, covariate names, standardisation,

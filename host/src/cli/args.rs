@@ -357,8 +357,8 @@ pub struct CheckArgs {
     /// Check these CmdStan CSV files (one per chain) instead of sampling.
     #[arg(long = "draws-files", value_name = "FILE", num_args = 1..)]
     pub draws_files: Vec<PathBuf>,
-    /// Kept draws per chain of the long HMC reference run (targets without a
-    /// known posterior).
+    /// Kept draws per chain of the long reference run (targets without a
+    /// known posterior; NUTS with the diagonal metric).
     #[arg(long, default_value_t = 5000, value_parser = count(4))]
     pub reference_draws: usize,
     /// `qnmc run`'s --strict, refused here with a message saying so (else

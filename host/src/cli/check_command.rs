@@ -1,5 +1,8 @@
 //! `qnmc check`: sample (or read CmdStan CSVs) and compare with the target's
-//! known posterior, or with a long HMC reference run when none is known.
+//! known posterior, or with a long reference run when none is known
+//! ([`crate::run::reference_run`]; a reference run that did not mix is
+//! reported on stderr at once, and fails the check when R̂ > 1.01 or a bulk
+//! ESS < 400).
 //!
 //! Everything that can be refused is checked before any reference run or
 //! sampling: options that do not apply, settings, the output folder, and the
@@ -17,7 +20,7 @@ use crate::draws::RunDraws;
 use crate::model::Model;
 use crate::output::{read_cmdstan_csv, run_draws_from_cmdstan, summarize_run};
 use crate::run::check::{SG_BIAS_TOLERANCE, check_with_tolerance};
-use crate::run::{Progress, ReferenceSettings, reference_posterior, sampler_label};
+use crate::run::{Progress, ReferenceMixing, ReferenceSettings, reference_run, sampler_label};
 
 /// Why `qnmc check --strict` is refused.
 const STRICT_IS_FOR_RUN: &str = "--strict is an option of `qnmc run` (exit code 4 when the run has \
@@ -93,6 +96,7 @@ pub fn check(args: &CheckArgs) -> Result<(), CliError> {
         output = check_output(&args.output)?;
         None
     };
+    let mut reference_mixing: Option<ReferenceMixing> = None;
     let known = match model.known_posterior() {
         Some(k) => {
             if args.given.iter().any(|id| id == "reference_draws") {
@@ -111,12 +115,30 @@ pub fn check(args: &CheckArgs) -> Result<(), CliError> {
             };
             let progress = Progress::new(
                 (reference.chains * (reference.warmup + reference.draws)) as u64,
-                "reference HMC run",
+                "reference run",
                 args.output.quiet,
             );
-            let known = reference_posterior(model.as_ref(), &reference, &progress);
+            let made = reference_run(model.as_ref(), &reference, &progress);
             progress.finish();
-            known?
+            let made = made?;
+            // Said now, before the run (which cannot pass against a
+            // reference that is not usable).
+            if !made.mixing.usable() {
+                eprintln!(
+                    "warning: the reference run ({}) did not mix; the check will fail. {}",
+                    made.posterior.source,
+                    made.mixing.summary()
+                );
+            } else if !made.mixing.mixed() {
+                eprintln!(
+                    "warning: the reference run ({}) has fewer than 1000 effective draws in some \
+                     quantity; its MCSE enters every z-score. {}",
+                    made.posterior.source,
+                    made.mixing.summary()
+                );
+            }
+            reference_mixing = Some(made.mixing);
+            made.posterior
         }
     };
     // Draws this command sampled with a sampler that has no Metropolis test
@@ -141,7 +163,8 @@ pub fn check(args: &CheckArgs) -> Result<(), CliError> {
             draws
         }
     };
-    let report = check_with_tolerance(&draws, &known, tolerance);
+    let mut report = check_with_tolerance(&draws, &known, tolerance);
+    report.reference_mixing = reference_mixing;
     println!(
         "check: {} on {} ({} chains x {} draws)",
         sampler_label(&draws.sampler, draws.metric),

@@ -11,11 +11,11 @@ use crate::targets::{
     FashionMnist, Funnel, GaussianCovariance, GaussianModel, GaussianPmf, LinearGaussian,
     LogisticRegressionModel, LogregDataset, Posteriordb, PosteriordbPosterior, Ratings,
     RecipeCorrelated2d, RecipeQuadratic, RecipeQuartic, SYNTHETIC_SEED, StochasticVolatility,
-    SyntheticRecipe, YearsRegression, read_movielens,
+    StochasticVolatilityNoncentered, SyntheticRecipe, YearsRegression, read_movielens,
 };
 
 /// Every `--target` name with a one-line description, as `qnmc list` prints them.
-pub const TARGETS: [(&str, &str); 27] = [
+pub const TARGETS: [(&str, &str); 28] = [
     (
         "gaussian",
         "N(0, 11'+4I), the QNHMC paper's benchmark (--dimension, default 100)",
@@ -100,6 +100,10 @@ pub const TARGETS: [(&str, &str); 27] = [
     (
         "stochastic-volatility",
         "centred AR(1) stochastic volatility, 100 simulated returns (D = 103, built in)",
+    ),
+    (
+        "stochastic-volatility-noncentered",
+        "the same posterior non-centred, h = mu + sigma * AR(1) filter of N(0, 1) z (D = 103)",
     ),
     (
         "pmf",
@@ -316,6 +320,7 @@ pub fn build_target(args: &TargetArgs) -> Result<Box<dyn Model>, CliError> {
         }
         "eight-schools-centered" => Box::new(EightSchoolsCentered::new()),
         "stochastic-volatility" => Box::new(StochasticVolatility::new()),
+        "stochastic-volatility-noncentered" => Box::new(StochasticVolatilityNoncentered::new()),
         "pmf" | "pmf-small" => Box::new(
             GaussianPmf::new(factorisation_ratings(args)?, GaussianPmf::PAPER_RANK)
                 .map_err(usage)?

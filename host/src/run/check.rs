@@ -29,6 +29,18 @@
 //!
 //! so a pass says "within t of the truth, up to Monte Carlo error", which R̂
 //! and ESS cannot say for these samplers.
+//!
+//! A reference estimated by a run of its own ([`crate::run::reference_run`])
+//! is only trusted as far as that run mixed: with its
+//! [`ReferenceMixing`] attached
+//! ([`CheckReport::reference_mixing`]) the report prints
+//! `reference_mixed: true|false`, naming the quantities that did not, and
+//! fails when the reference is not usable (R̂ > 1.01, or bulk ESS < 400:
+//! its MCSE, and so every z-score, cannot be trusted). A failure rather
+//! than a warning beside a PASS, because a pass against such a reference
+//! would say nothing and a warning is easily missed in a script's log; a
+//! reference that is usable but short of 1000 effective draws gets a
+//! warning line only (its MCSE is in every z-score).
 
 use std::fmt::Write as _;
 
@@ -37,6 +49,7 @@ use crate::diagnostics::{
 };
 use crate::draws::RunDraws;
 use crate::model::KnownPosterior;
+use crate::run::ReferenceMixing;
 
 /// Family-wise false-alarm probability of a check.
 pub const FAMILY_WISE_LEVEL: f64 = 0.001;
@@ -96,14 +109,36 @@ pub struct CheckReport {
     pub problem: Option<String>,
     /// The bias allowed before the z-scores start, `None` for an exact check.
     pub tolerance: Option<BiasTolerance>,
+    /// R̂ and bulk ESS of the run the reference was estimated from, when it
+    /// was (`None`: analytic moments or someone else's reference draws); a
+    /// reference that did not mix fails the check.
+    pub reference_mixing: Option<ReferenceMixing>,
 }
 
 impl CheckReport {
-    /// `true` when every |z| and R̂ is within its threshold (NaN fails).
+    /// `true` when every |z| and R̂ is within its threshold (NaN fails) and
+    /// the reference run, if there was one, mixed.
     pub fn passed(&self) -> bool {
         self.problem.is_none()
+            && self.reference_usable()
             && !self.rows.is_empty()
             && self.rows.iter().all(|r| self.row_passes(r))
+    }
+
+    /// `false` only when the reference came from a run that did not mix
+    /// (R̂ > 1.01 or bulk ESS < 1000 in a quantity).
+    pub fn reference_mixed(&self) -> bool {
+        self.reference_mixing
+            .as_ref()
+            .is_none_or(ReferenceMixing::mixed)
+    }
+
+    /// `false` only when the reference came from a run a check cannot use
+    /// (R̂ > 1.01 or bulk ESS < 400 in a quantity).
+    pub fn reference_usable(&self) -> bool {
+        self.reference_mixing
+            .as_ref()
+            .is_none_or(ReferenceMixing::usable)
     }
 
     fn row_passes(&self, r: &CheckRow) -> bool {
@@ -116,6 +151,9 @@ impl CheckReport {
     pub fn table(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "reference: {}", self.source);
+        if let Some(m) = &self.reference_mixing {
+            let _ = writeln!(out, "{}", m.summary());
+        }
         if let Some(p) = &self.problem {
             let _ = writeln!(out, "FAIL: {p}");
             return out;
@@ -149,6 +187,21 @@ impl CheckReport {
             FAMILY_WISE_LEVEL,
             self.rhat_threshold
         );
+        if !self.reference_usable() {
+            let _ = writeln!(
+                out,
+                "FAIL: the reference run did not mix (reference_mixed: false above; R-hat > 1.01 \
+                 or bulk ESS < 400), so its moments cannot judge these draws, whatever the \
+                 z-scores say; a longer reference (--reference-draws) may mix"
+            );
+        } else if !self.reference_mixed() {
+            let _ = writeln!(
+                out,
+                "warning: the reference run has fewer than 1000 effective draws in some quantity \
+                 (reference_mixed: false above): its MCSE, in every z-score, makes this check \
+                 less sharp; a longer reference (--reference-draws) is sharper"
+            );
+        }
         if let Some(t) = self.tolerance {
             let _ = writeln!(
                 out,
@@ -193,6 +246,7 @@ pub fn check_with_tolerance(
         rhat_threshold: RHAT_THRESHOLD,
         problem: None,
         tolerance,
+        reference_mixing: None,
     };
     let (allowed_mean, allowed_sd) = tolerance.map_or((0.0, 0.0), |t| (t.mean, t.sd));
     if known.mean.len() != q || known.sd.len() != q {

@@ -12,7 +12,9 @@
 //!   constrained values;
 //! - [`check`](check::check): z-scores of means and sds against a
 //!   [`KnownPosterior`](crate::model::KnownPosterior), R̂, pass/fail;
-//!   [`reference_posterior`] builds one from a long HMC run.
+//!   [`reference_run`] builds one from a long run (HMC, or NUTS on a
+//!   model's [`reference_model`](crate::model::Model::reference_model)) and
+//!   says whether that run mixed.
 //!
 //! Ensembles (HMC-BFGS, MH-BFGS): every chain is an independent ensemble of
 //! [`ENSEMBLE_WALKERS`] walkers; one iteration is a sweep that moves each
@@ -72,7 +74,10 @@ pub use dispatch::{
 };
 pub use pilot::{MAX_PILOT_DIMENSION, PilotLengths, SgDefaults, apply_pilot};
 pub use progress::Progress;
-pub use reference::{ReferenceSettings, reference_posterior};
+pub use reference::{
+    REFERENCE_MAX_RHAT, REFERENCE_MIN_ESS_BULK, REFERENCE_USABLE_MIN_ESS_BULK, ReferenceMixing,
+    ReferenceRun, ReferenceSettings, reference_posterior, reference_run,
+};
 pub use sampler_kind::{
     DefaultStepSize, REGISTRY, SAMPLER_SPECIFIC_OPTIONS, SamplerEntry, SamplerKind, UnknownSampler,
 };

@@ -131,6 +131,78 @@ impl Model for EightSchoolsCentered {
         out[..SCHOOLS + 1].copy_from_slice(&x[..SCHOOLS + 1]);
         out[SCHOOLS + 1] = x[SCHOOLS + 1].exp();
     }
+
+    /// The non-centred twin (θⱼ = μ + τ θ̃ⱼ, θ̃ⱼ ~ N(0, 1)): the same
+    /// posterior without the funnel.
+    fn reference_model(&self) -> Option<Box<dyn Model>> {
+        Some(Box::new(NoncentredTwin))
+    }
+}
+
+/// The same posterior non-centred, for `qnmc check`'s reference run
+/// ([`crate::run::reference_run`]): x = (θ̃₁, …, θ̃₈, μ, s), θⱼ = μ + τ θ̃ⱼ,
+/// θ̃ⱼ ~ N(0, 1), τ = eˢ. With mⱼ = (θⱼ − yⱼ)/σⱼ²,
+///
+/// ```text
+/// U = Σⱼ θ̃ⱼ²/2 + Σⱼ (yⱼ − θⱼ)²/(2σⱼ²) + μ²/50 + log(1 + τ²/25) − s,
+/// ∂U/∂θ̃ⱼ = θ̃ⱼ + τ mⱼ,  ∂U/∂μ = μ/25 + Σⱼ mⱼ,
+/// ∂U/∂s = 2τ²/(25 + τ²) − 1 + τ Σⱼ θ̃ⱼ mⱼ,
+/// ```
+///
+/// the centred U at θ(θ̃) minus log|∂θ/∂θ̃| = J s (tested), so the same
+/// constant. Reports the centred model's quantities (θ, μ, τ).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct NoncentredTwin;
+
+impl Model for NoncentredTwin {
+    fn name(&self) -> String {
+        "eight-schools-centered (non-centred twin)".into()
+    }
+
+    fn dimension(&self) -> usize {
+        SCHOOLS + 2
+    }
+
+    fn potential_and_gradient(&self, x: &[f64], gradient: &mut [f64]) -> f64 {
+        let (mu, s) = (x[SCHOOLS], x[SCHOOLS + 1]);
+        let tau = s.exp();
+        let mut u = 0.0;
+        let (mut sum_m, mut sum_m_raw) = (0.0, 0.0);
+        for j in 0..SCHOOLS {
+            let raw = x[j];
+            // θ̃ = 0 contributes 0 even where τ overflows (no 0·∞).
+            let offset = if raw == 0.0 { 0.0 } else { tau * raw };
+            let miss = mu + offset - Y[j];
+            let m = miss / (SIGMA[j] * SIGMA[j]);
+            u += 0.5 * raw * raw + 0.5 * miss * m;
+            gradient[j] = raw + if m == 0.0 { 0.0 } else { tau * m };
+            sum_m += m;
+            sum_m_raw += raw * m;
+        }
+        let z = 2.0 * (s - TAU_SCALE.ln()); // τ²/25 = eᶻ
+        u += 0.5 * mu * mu / MU_PRIOR_VARIANCE + softplus(z) - s;
+        gradient[SCHOOLS] = mu / MU_PRIOR_VARIANCE + sum_m;
+        gradient[SCHOOLS + 1] = 2.0 * logistic(z) - 1.0
+            + if sum_m_raw == 0.0 {
+                0.0
+            } else {
+                tau * sum_m_raw
+            };
+        u
+    }
+
+    fn output_names(&self) -> Vec<String> {
+        EightSchoolsCentered.output_names()
+    }
+
+    fn constrain(&self, x: &[f64], out: &mut [f64]) {
+        let (mu, tau) = (x[SCHOOLS], x[SCHOOLS + 1].exp());
+        for j in 0..SCHOOLS {
+            out[j] = mu + if x[j] == 0.0 { 0.0 } else { tau * x[j] };
+        }
+        out[SCHOOLS] = mu;
+        out[SCHOOLS + 1] = tau;
+    }
 }
 
 #[cfg(test)]
@@ -138,6 +210,82 @@ mod tests {
     use super::*;
     use crate::targets::testing::{gradient_error, random_point};
     use std::f64::consts::PI;
+
+    /// The reference `qnmc check` makes for this target (NUTS with the
+    /// diagonal metric on the non-centred twin, 4 × (1000 + 5000) draws)
+    /// mixed, and agrees with posteriordb's reference draws of the same
+    /// posterior (eight_schools_noncentered: same priors and data; Stan
+    /// NUTS, 10 × 1000 draws): z = difference / √(MCSE² + MCSE²) for the 10
+    /// means and 10 sds, below the check's own threshold for 20 z-scores
+    /// (Bonferroni at family-wise level 0.001: 4.06). Needs the shared data.
+    #[test]
+    fn the_reference_run_agrees_with_posteriordb() {
+        use crate::run::{Progress, ReferenceSettings, check::z_threshold, reference_run};
+        use crate::targets::{Posteriordb, PosteriordbPosterior};
+        let test = "eight_schools_centered::the_reference_run_agrees_with_posteriordb";
+        let Some(root) = crate::targets::testing::shared_data(test) else {
+            return;
+        };
+        let pdb = Posteriordb::load(
+            PosteriordbPosterior::EightSchoolsNoncentered,
+            &root.join("posteriordb/posterior_database"),
+        )
+        .expect("posteriordb's eight_schools_noncentered");
+        let centred = EightSchoolsCentered::new();
+        assert_eq!(pdb.output_names(), centred.output_names());
+        let known = pdb.known_posterior().unwrap();
+        let made =
+            reference_run(&centred, &ReferenceSettings::default(), &Progress::hidden()).unwrap();
+        assert!(made.mixing.mixed(), "{}", made.mixing.summary());
+        let ours = &made.posterior;
+        let threshold = z_threshold(2 * (SCHOOLS + 2));
+        let se = |a: &Option<Vec<f64>>, j: usize| a.as_ref().map_or(0.0, |v| v[j]);
+        for (j, name) in centred.output_names().iter().enumerate() {
+            let z_mean = (ours.mean[j] - known.mean[j])
+                / se(&ours.mean_mcse, j).hypot(se(&known.mean_mcse, j));
+            let z_sd =
+                (ours.sd[j] - known.sd[j]) / se(&ours.sd_mcse, j).hypot(se(&known.sd_mcse, j));
+            assert!(
+                z_mean.abs() < threshold && z_sd.abs() < threshold,
+                "{name}: mean {} vs {} (z {z_mean:+.2}), sd {} vs {} (z {z_sd:+.2})",
+                ours.mean[j],
+                known.mean[j],
+                ours.sd[j],
+                known.sd[j]
+            );
+        }
+    }
+
+    /// The non-centred twin: ∇U against central differences, and at
+    /// θ = μ + τ θ̃ the centred U equals the twin's plus J s (log|∂θ/∂θ̃|)
+    /// to rounding (a missing or wrong Jacobian misses by |J s| ≥ 2.4 at
+    /// these points); the same reported quantities.
+    #[test]
+    fn the_noncentred_twin_is_the_same_posterior() {
+        let centred = EightSchoolsCentered::new();
+        let twin = centred.reference_model().unwrap();
+        assert_eq!(twin.output_names(), centred.output_names());
+        let mut g = [0.0; 10];
+        for (seed, log_tau) in [(1, 0.3), (2, -3.0), (3, 2.0), (4, -0.7)] {
+            let mut x = random_point(10, 1.5, 30 + seed);
+            x[8] *= 8.0;
+            x[9] = log_tau;
+            let err = gradient_error(twin.as_ref(), &x, 1e-6);
+            assert!(err < 1e-6, "log tau = {log_tau}: {err:e}");
+            let mut centred_x = [0.0; 10];
+            twin.constrain(&x, &mut centred_x);
+            let mut reported = [0.0; 10];
+            centred_x[9] = log_tau;
+            centred.constrain(&centred_x, &mut reported);
+            let mut twin_reported = [0.0; 10];
+            twin.constrain(&x, &mut twin_reported);
+            assert_eq!(reported, twin_reported);
+            let u_centred = centred.potential_and_gradient(&centred_x, &mut g);
+            let u_twin = twin.potential_and_gradient(&x, &mut g);
+            let gap = u_centred - (u_twin + SCHOOLS as f64 * log_tau);
+            assert!(gap.abs() < 1e-12 * u_centred.abs().max(1.0), "{gap:e}");
+        }
+    }
 
     fn normal_lpdf(x: f64, mean: f64, sd: f64) -> f64 {
         let z = (x - mean) / sd;

@@ -35,7 +35,10 @@
 //!   centred eight-schools model (`eight-schools-centered`, τ = eˢ with its
 //!   Jacobian); [`StochasticVolatility`], a centred AR(1)
 //!   stochastic-volatility model on 100 simulated returns
-//!   (`stochastic-volatility`, φ = tanh a and σ = eˢ with their Jacobians).
+//!   (`stochastic-volatility`, φ = tanh a and σ = eˢ with their Jacobians),
+//!   and [`StochasticVolatilityNoncentered`], the same posterior non-centred
+//!   (`stochastic-volatility-noncentered`, the coordinates of
+//!   `stochastic-volatility`'s reference run).
 
 mod amagold_2d;
 pub(crate) mod analytic_toy;
@@ -85,7 +88,7 @@ pub use posteriordb::{
 pub use recipe_toys::{
     RECIPE_GRADIENT_NOISE_SD, RecipeCorrelated2d, RecipeMetric, RecipeQuadratic, RecipeQuartic,
 };
-pub use stochastic_volatility::StochasticVolatility;
+pub use stochastic_volatility::{StochasticVolatility, StochasticVolatilityNoncentered};
 pub use years_regression::{
     QUADRATURE_HALF_WIDTH, QUADRATURE_POINTS, YearsPosterior, YearsRegression,
 };

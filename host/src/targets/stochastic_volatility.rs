@@ -54,6 +54,9 @@
 use super::eight_schools_centered::{logistic, softplus};
 use crate::model::Model;
 
+mod noncentered;
+pub use noncentered::StochasticVolatilityNoncentered;
+
 /// Number of returns T.
 pub const LENGTH: usize = 100;
 /// Seed of the SplitMix64 generator that simulates the returns.
@@ -194,6 +197,11 @@ impl StochasticVolatility {
         &self.true_volatility
     }
 
+    /// log yₜ² (−∞ for a zero return).
+    fn log_squared(&self) -> &[f64] {
+        &self.log_squared
+    }
+
     fn length(&self) -> usize {
         self.returns.len()
     }
@@ -280,6 +288,12 @@ impl Model for StochasticVolatility {
         out[1] = x[1].tanh();
         out[2] = x[2].exp();
         out[3..].copy_from_slice(&x[3..]);
+    }
+
+    /// The non-centred twin ([`StochasticVolatilityNoncentered`]): the same
+    /// posterior without the funnel between σ and the path.
+    fn reference_model(&self) -> Option<Box<dyn Model>> {
+        Some(Box::new(StochasticVolatilityNoncentered::of(self.clone())))
     }
 }
 
