@@ -2,9 +2,11 @@
 """Is `qnmc check`'s reference trustworthy on the centred targets?
 
 `qnmc check` has no known posterior for eight-schools-centered and
-stochastic-volatility; it builds one with a long HMC run (identity mass,
-10 leapfrog steps, 4 x 5000 draws) on the centred coordinates, where HMC has
-the same funnel trouble as the samplers under test. This script samples the
+stochastic-volatility; it builds one with a long run (4 x 5000 draws): it
+was HMC (identity mass, 10 leapfrog steps) on the centred coordinates, where
+HMC has the same funnel trouble as the samplers under test, and is now NUTS
+with the diagonal metric on a non-centred twin (host/src/run/reference.rs;
+the results/ here were judged against the old one). This script samples the
 same posterior written non-centred (models.NONCENTERED_TWINS: same priors,
 same data, only the coordinates differ) with nutpie low-rank, a long run
 (default 4 chains x (1000 tune + 5000 draws)), writes the draws in the
