@@ -86,6 +86,33 @@ pub fn minimize_within<T: Real, const D: usize, const M: usize, P: Potential<T, 
     max_evaluations: u32,
     relative_tolerance: T,
 ) -> Option<MinimizeOutcome<T, D>> {
+    minimize_observed(
+        target,
+        start,
+        memory,
+        max_iterations,
+        max_evaluations,
+        relative_tolerance,
+        |_, _| true,
+    )
+}
+
+/// [`minimize_within`] that hands each accepted iterate (the outcome so far,
+/// the last one included) and the memory holding the path's pairs up to it
+/// to `observe`, which returns whether to go on: `false` stops the
+/// minimisation there (converged only if that iterate met the tolerance). The observer may use the memory (e.g. draw from the
+/// Gaussian its inverse Hessian describes, as the warm-up's Pathfinder-style
+/// choice of start does) but not change its pairs; the path is then the same
+/// as without it.
+pub fn minimize_observed<T: Real, const D: usize, const M: usize, P: Potential<T, D>>(
+    target: &P,
+    start: &[T; D],
+    memory: &mut LbfgsMemory<T, D, M>,
+    max_iterations: u32,
+    max_evaluations: u32,
+    relative_tolerance: T,
+    mut observe: impl FnMut(&MinimizeOutcome<T, D>, &mut LbfgsMemory<T, D, M>) -> bool,
+) -> Option<MinimizeOutcome<T, D>> {
     memory.clear();
     let mut x = *start;
     let mut g = [T::ZERO; D];
@@ -173,8 +200,12 @@ pub fn minimize_within<T: Real, const D: usize, const M: usize, P: Potential<T, 
         out.potential = f;
         out.iterations += 1;
         let scale = if f.abs() > T::ONE { f.abs() } else { T::ONE };
+        let go_on = observe(&out, memory);
         if decrease <= relative_tolerance * scale {
             out.converged = true;
+            return Some(out);
+        }
+        if !go_on {
             return Some(out);
         }
         if out.gradient_evaluations >= max_evaluations {

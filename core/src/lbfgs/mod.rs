@@ -6,9 +6,11 @@
 //! - `two_loop.rs`: H·v; `factors.rs`: the product-form factors of H and B
 //!   (ALGORITHMS.md §1's corrected formulas, compact form);
 //!   `square_root_operators.rs`: S·z, C·z, B·v, log det H on them;
-//! - [`minimize`] (`minimize.rs`): L-BFGS minimisation of U with a backtracking line search.
+//! - [`minimize`] (`minimize.rs`): L-BFGS minimisation of U with a backtracking line search;
+//! - [`elbo_estimate`] (`elbo.rs`): the ELBO of the Gaussian the memory describes at a point.
 
 mod curvature;
+mod elbo;
 mod factors;
 mod memory;
 mod minimize;
@@ -17,6 +19,7 @@ mod square_root_operators;
 mod two_loop;
 
 pub use curvature::CurvaturePolicy;
+pub use elbo::{ELBO_DRAWS, elbo_estimate};
 pub use memory::{InitialScaling, LbfgsMemory, LbfgsSettings};
-pub use minimize::{MinimizeOutcome, minimize, minimize_within};
+pub use minimize::{MinimizeOutcome, minimize, minimize_observed, minimize_within};
 pub use pair_ring::PairRing;

@@ -563,7 +563,8 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         normals: &[T; D],
         metric: &mut LbfgsMetric<T, D, M>,
     ) -> Option<([T; D], u32)> {
-        let outcome = match optimize_start(target, position, &mut self.memory)? {
+        let moved = self.moved();
+        let outcome = match optimize_start(target, position, &mut self.memory, normals, moved)? {
             LbfgsStart::StayPut {
                 gradient_evaluations,
             } => return Some((*position, gradient_evaluations)),
@@ -813,9 +814,11 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
     /// metric,
     /// and the chain starts at the optimum plus a draw from N(0, H) of that
     /// metric. The chain starts where it is, with the gradient-scaled
-    /// diagonal, when the optimisation takes no step or does not converge
+    /// diagonal, when the optimisation takes no step, does not converge
     /// within its budget (U unbounded below, as in a centred
-    /// hierarchical model), and `None` when the start is not finite.
+    /// hierarchical model), or ends at an optimum whose Gaussian's ELBO an
+    /// earlier point of the path beats by far (a funnel's neck;
+    /// `optimize_start`), and `None` when the start is not finite.
     fn initialize_by_optimization<P: Potential<T, D>>(
         &mut self,
         target: &P,
