@@ -136,7 +136,7 @@ def main() -> int:
                           out_root / f"{tname}.check.txt")
         print(f"{tname}: long non-centred nutpie run ({q.shape[0]} x {args.draws} draws, "
               f"{int(st['diverging'].values.sum())} divergences): max R-hat {check.max_rhat:.3f}, "
-              f"min ESS bulk {check.min_ess_bulk:.0f}; qnmc check against its HMC reference: "
+              f"min ESS bulk {check.min_ess_bulk:.0f}; qnmc check against its reference: "
               f"{'PASS' if check.passed else 'FAIL'} (table: {out_root / (tname + '.check.txt')})", flush=True)
         for line in check.output.splitlines():
             if "FAIL" in line or line.startswith("| quantity") or line.startswith("reference"):
