@@ -96,7 +96,7 @@ CORE_LAYERS = {
     "scalars": (("real", "scalar", "random"), ()),
     "in-place construction": (("in_place",), ()),
     "kernels": (("kernels",), ("scalars",)),
-    "model interface": (("target", "stats", "error"), ("scalars",)),
+    "model interface": (("target", "stats", "error", "test_targets"), ("scalars",)),
     "automatic differentiation": (("autodiff",), ("scalars", "model interface")),
     "L-BFGS engine": (("lbfgs",), ("scalars", "kernels", "model interface")),
     "metrics": (("metric",), ("scalars", "kernels", "model interface", "L-BFGS engine")),

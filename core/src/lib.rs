@@ -130,6 +130,8 @@ pub mod samplers;
 mod scalar;
 mod stats;
 mod target;
+#[cfg(test)]
+mod test_targets;
 
 pub use adaptation::{DualAveraging, DualAveragingSettings, Warmup};
 pub use autodiff::{AutodiffModel, ForwardGradient, ReverseGradient};

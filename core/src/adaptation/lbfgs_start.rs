@@ -593,19 +593,7 @@ mod tests {
         }
     }
 
-    /// Independent normals with variances 10⁻⁶, 1 and 10⁴.
-    struct Scales;
-    const VARIANCES: [f64; 3] = [1e-6, 1.0, 1e4];
-    impl Potential<f64, 3> for Scales {
-        fn potential_and_gradient(&self, x: &[f64; 3], g: &mut [f64; 3]) -> f64 {
-            let mut u = 0.0;
-            for i in 0..3 {
-                g[i] = x[i] / VARIANCES[i];
-                u += 0.5 * x[i] * g[i];
-            }
-            u
-        }
-    }
+    use crate::test_targets::{Scales, VARIANCES};
 
     /// U = −x₀ on all of ℝ: falls without end, so L-BFGS runs out of
     /// iterations without converging.
@@ -709,6 +697,22 @@ mod tests {
         LbfgsMemory::new(start_settings(10)).unwrap()
     }
 
+    /// L-BFGS alone, with the start's budget: the control.
+    fn plain_path<P: Potential<f64, 10>>(
+        target: &P,
+        start: &[f64; 10],
+    ) -> MinimizeOutcome<f64, 10> {
+        minimize_within(
+            target,
+            start,
+            &mut path_memory(),
+            OPTIMIZATION_ITERATIONS,
+            OPTIMIZATION_EVALUATIONS,
+            OPTIMIZATION_TOLERANCE,
+        )
+        .unwrap()
+    }
+
     /// With fewer pairs than coordinates (5 for 10) the ELBO is not scored
     /// and the funnel's optimum stands, as before the ELBO choice: the
     /// control for the gate in `optimize_start`.
@@ -735,15 +739,7 @@ mod tests {
     fn the_funnels_mode_in_the_neck_is_refused() {
         for seed in 0..10 {
             let (start, normals) = start_and_normals(seed);
-            let plain = minimize_within(
-                &Funnel,
-                &start,
-                &mut path_memory(),
-                OPTIMIZATION_ITERATIONS,
-                OPTIMIZATION_EVALUATIONS,
-                OPTIMIZATION_TOLERANCE,
-            )
-            .unwrap();
+            let plain = plain_path(&Funnel, &start);
             assert!(
                 plain.converged && plain.position[0] < -35.0,
                 "seed {seed}: {plain:?}"
@@ -766,15 +762,7 @@ mod tests {
     fn the_optimisation_stops_on_its_way_down_a_neck() {
         for seed in 0..10 {
             let (start, normals) = start_and_normals(seed);
-            let plain = minimize_within(
-                &CentredEightSchools,
-                &start,
-                &mut path_memory(),
-                OPTIMIZATION_ITERATIONS,
-                OPTIMIZATION_EVALUATIONS,
-                OPTIMIZATION_TOLERANCE,
-            )
-            .unwrap();
+            let plain = plain_path(&CentredEightSchools, &start);
             assert!(
                 !plain.converged && plain.gradient_evaluations >= OPTIMIZATION_EVALUATIONS,
                 "seed {seed}: {plain:?}"

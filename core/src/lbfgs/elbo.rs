@@ -107,19 +107,7 @@ mod tests {
     use super::*;
     use crate::lbfgs::LbfgsSettings;
 
-    /// Independent normals with variances 10⁻⁶, 1 and 10⁴.
-    struct Scales;
-    const VARIANCES: [f64; 3] = [1e-6, 1.0, 1e4];
-    impl Potential<f64, 3> for Scales {
-        fn potential_and_gradient(&self, x: &[f64; 3], g: &mut [f64; 3]) -> f64 {
-            let mut u = 0.0;
-            for i in 0..3 {
-                g[i] = x[i] / VARIANCES[i];
-                u += 0.5 * x[i] * g[i];
-            }
-            u
-        }
-    }
+    use crate::test_targets::{Scales, VARIANCES};
 
     /// For the exact Gaussian (three conjugate pairs make H = Σ) the
     /// estimate is −½‖z‖² + ½ log det Σ to rounding: U is quadratic and the
