@@ -17,6 +17,7 @@ use super::metric_estimators::{DiagonalEstimator, MetricChange, MetricEstimator,
 use crate::error::Error;
 use crate::lbfgs::{
     InitialScaling, LbfgsMemory, LbfgsSettings, MinimizeOutcome, elbo_estimate, minimize_observed,
+    minimize_within,
 };
 use crate::metric::DiagonalMetric;
 use crate::real::Real;
@@ -123,6 +124,31 @@ impl<T: Real> PathElbos<T> {
     }
 }
 
+/// The optimisation took no step, kept no pair, or ran out of iterations or
+/// evaluations without converging.
+fn unconverged<T: Real, const D: usize, const M: usize>(
+    outcome: &MinimizeOutcome<T, D>,
+    memory: &LbfgsMemory<T, D, M>,
+) -> bool {
+    let out_of_budget = outcome.iterations >= OPTIMIZATION_ITERATIONS
+        || outcome.gradient_evaluations >= OPTIMIZATION_EVALUATIONS;
+    outcome.iterations == 0 || memory.is_empty() || (!outcome.converged && out_of_budget)
+}
+
+/// The start without the ELBO's choice: the optimum unless [`unconverged`].
+fn plain_start<T: Real, const D: usize, const M: usize>(
+    outcome: MinimizeOutcome<T, D>,
+    memory: &LbfgsMemory<T, D, M>,
+) -> LbfgsStart<T, D> {
+    if unconverged(&outcome, memory) {
+        LbfgsStart::StayPut {
+            gradient_evaluations: outcome.gradient_evaluations,
+        }
+    } else {
+        LbfgsStart::Optimum(outcome)
+    }
+}
+
 /// L-BFGS from `position` with the pairs kept in `memory`, and whether the
 /// chain should start at its optimum, decided as Pathfinder (Zhang et al.
 /// 2022) chooses along its path: the points at iterations 1, 2, 4, … and
@@ -149,13 +175,29 @@ pub(crate) fn optimize_start<T: Real, const D: usize, const M: usize, P: Potenti
 ) -> Option<LbfgsStart<T, D>> {
     let moved = moved.clamp(1, memory.dimension());
     let mut elbos = PathElbos::new(moved);
-    // Beyond M dimensions the path's pairs span only part of the space and
-    // log det H is mostly (n − m)·log γ, which moves with γ along the path:
-    // on stochastic-volatility-noncentered (n = 103, 10 pairs) the ELBO
-    // refused a sound optimum (½ log det H fell by 140 nats with γ, U by
-    // 52, about n/2 as at a Gaussian's mode) and the NUTS reference run
-    // started from there did not mix (R̂ 1.59).
-    let scoring = moved <= memory.pairs().capacity();
+    // Scored only where the memory can hold n pairs. Beyond, the path's pairs
+    // span only part of the space and log det H is mostly (n − m)·log γ,
+    // which moves with γ along the path: on stochastic-volatility-noncentered
+    // (n = 103, 10 pairs) the ELBO refused a sound optimum (½ log det H fell
+    // by 140 nats with γ, U by 52, about n/2 as at a Gaussian's mode) and the
+    // NUTS reference run started from there did not mix (R̂ 1.59). With
+    // `M < D` and no run-time dimension that is known at compile time, so
+    // such builds do not link the scoring (9 KiB on thumbv7m: the firmware
+    // example, D = 3 and M = 1, fills the micro:bit's 256 KiB of flash to
+    // within 2 KiB).
+    let scoring =
+        (M >= D || cfg!(feature = "runtime-dimension")) && moved <= memory.pairs().capacity();
+    if !scoring {
+        let outcome = minimize_within(
+            target,
+            position,
+            memory,
+            OPTIMIZATION_ITERATIONS,
+            OPTIMIZATION_EVALUATIONS,
+            T::from_f64(OPTIMIZATION_TOLERANCE),
+        )?;
+        return Some(plain_start(outcome, memory));
+    }
     let mut last_scored = 0;
     let outcome = minimize_observed(
         target,
@@ -165,7 +207,7 @@ pub(crate) fn optimize_start<T: Real, const D: usize, const M: usize, P: Potenti
         OPTIMIZATION_EVALUATIONS,
         T::from_f64(OPTIMIZATION_TOLERANCE),
         |iterate, memory| {
-            if !scoring || !iterate.iterations.is_power_of_two() {
+            if !iterate.iterations.is_power_of_two() {
                 return true;
             }
             last_scored = iterate.iterations;
@@ -173,13 +215,9 @@ pub(crate) fn optimize_start<T: Real, const D: usize, const M: usize, P: Potenti
             elbos.worse_in_a_row < ELBO_WORSE_STOP
         },
     )?;
-    let out_of_budget = outcome.iterations >= OPTIMIZATION_ITERATIONS
-        || outcome.gradient_evaluations >= OPTIMIZATION_EVALUATIONS;
     let going_down = elbos.worse_in_a_row >= ELBO_WORSE_STOP;
-    let mut stay = outcome.iterations == 0
-        || memory.is_empty()
-        || (!outcome.converged && (out_of_budget || going_down));
-    if !stay && scoring {
+    let mut stay = unconverged(&outcome, memory) || (!outcome.converged && going_down);
+    if !stay {
         if last_scored != outcome.iterations {
             elbos.score(target, &outcome.position, memory, normals);
         }
@@ -484,7 +522,6 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D>
 mod tests {
     use super::*;
     use crate::adaptation::{AdaptiveNuts, WarmupSchedule};
-    use crate::lbfgs::minimize_within;
     use crate::samplers::NutsSettings;
     use rand_core::SeedableRng;
 
