@@ -100,10 +100,10 @@ pub fn minimize_within<T: Real, const D: usize, const M: usize, P: Potential<T, 
 /// [`minimize_within`] that hands each accepted iterate (the outcome so far,
 /// the last one included) and the memory holding the path's pairs up to it
 /// to `observe`, which returns whether to go on: `false` stops the
-/// minimisation there (converged only if that iterate met the tolerance). The observer may use the memory (e.g. draw from the
-/// Gaussian its inverse Hessian describes, as the warm-up's Pathfinder-style
-/// choice of start does) but not change its pairs; the path is then the same
-/// as without it.
+/// minimisation there (converged only if that iterate met the tolerance).
+/// The observer may use the memory (e.g. draw from the Gaussian its inverse
+/// Hessian describes, as the warm-up's Pathfinder-style choice of start
+/// does) but not change its pairs; the path is then the same as without it.
 pub fn minimize_observed<T: Real, const D: usize, const M: usize, P: Potential<T, D>>(
     target: &P,
     start: &[T; D],
