@@ -1,6 +1,8 @@
 //! `qnmc-compare`: nuts-rs and qnmc side by side, same targets, same protocol,
-//! one process, chains one after another on one thread. See README.md.
+//! one process, chains one after another on one thread; `qnmc-compare draws`
+//! writes one nuts-rs run's draws as CmdStan CSV files. See README.md.
 
+mod draws_command;
 mod metrics;
 mod nutsrs;
 mod posteriordb;
@@ -17,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use qnmc_host::cli::{TargetArgs, build_target};
 use qnmc_host::model::Model;
 use qnmc_host::run::{MetricKind, RunSettings, SamplerKind};
@@ -128,9 +130,12 @@ const NEED_SHARED: [&str; 3] = ["eight-schools", "sblrc-blr", "ark"];
 #[derive(Parser, Debug)]
 #[command(
     name = "qnmc-compare",
-    about = "nuts-rs and qnmc on the same targets with the same protocol: ESS per gradient and per second, ratios qnmc / nuts-rs"
+    about = "nuts-rs and qnmc on the same targets with the same protocol: ESS per gradient and per second, ratios qnmc / nuts-rs",
+    args_conflicts_with_subcommands = true
 )]
 struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// Comma-separated targets (gaussian, logreg-german or german, eight-schools,
     /// sblrc-blr, ark, years-regression). Default: all.
     #[arg(long, value_delimiter = ',')]
@@ -198,6 +203,14 @@ struct Args {
     shared_data: Option<PathBuf>,
 }
 
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// nuts-rs on one target (the `qnmc run` target options): each chain's
+    /// kept draws as a CmdStan CSV file for `qnmc check --draws-files`,
+    /// and the costs as nutsrs.json.
+    Draws(draws_command::DrawsArgs),
+}
+
 fn shared_data_dir(arg: Option<&Path>) -> Option<PathBuf> {
     if let Some(p) = arg {
         return Some(p.to_path_buf());
@@ -243,6 +256,9 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<(), String> {
     let args = Args::parse();
+    if let Some(Command::Draws(draws)) = &args.command {
+        return draws_command::main(draws);
+    }
     if let Some(dir) = &args.write_references {
         let written = posteriordb::write_references(dir)?;
         eprintln!(
