@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Markdown tables from RESULTS/runs.jsonl (run_qnmc.py and run_nutpie.py).
+"""Markdown tables from RESULTS/runs.jsonl (run_qnmc.py, run_nutpie.py and
+run_nutsrs.py).
 
 Per target:
 - pass rate per side over its seeds (a run that errored counts as failed);
 - efficiency = min bulk ESS (qnmc check's table) / gradients including
-  warm-up; for each seed run by both sides, the ratio qnmc ÷ nutpie; the
-  geometric mean over seeds with a 90 % interval: a t-interval on the log
-  ratios, exp(mean ± t(0.95, n−1) · sd / √n);
+  warm-up; for each seed run by both sides, the ratio qnmc ÷ peer, for each
+  peer side in the file (nutpie low-rank and diag, nuts-rs low-rank and
+  diag); the geometric mean over seeds with a 90 % interval: a t-interval on
+  the log ratios, exp(mean ± t(0.95, n−1) · sd / √n);
 - every run counts: failed runs enter the ratio with their measured ESS
   ("as measured"); because a failed run can still report a large ESS (chains
   that agree on a wrong answer), a second ratio sets a failed run's ESS to 1
@@ -28,8 +30,11 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-SIDES = ["qnmc-default", "nutpie-lowrank", "nutpie-diag", "qnmc-diag"]
+SIDES = ["qnmc-default", "nutpie-lowrank", "nutpie-diag", "qnmc-diag", "nutsrs-lowrank", "nutsrs-diag"]
 BASE = "qnmc-default"
+#: The sides qnmc's default is divided by, with their names in the table.
+PEERS = {"nutpie-lowrank": "nutpie low-rank", "nutpie-diag": "nutpie diag",
+         "nutsrs-lowrank": "nuts-rs low-rank", "nutsrs-diag": "nuts-rs diag"}
 
 
 def load(path: Path) -> list[dict]:
@@ -86,11 +91,14 @@ def main() -> int:
     sides = [s for s in SIDES if any(s == r["side"] for r in runs)]
     sides += sorted({r["side"] for r in runs} - set(sides))
 
+    peers = [p for p in PEERS if p in sides]
     out = []
-    out.append("| target | passes: " + " / ".join(sides) +
-               " | qnmc ÷ nutpie low-rank, ESS/gradient (as measured) | qnmc ÷ nutpie low-rank (failed = ESS 1)"
-               " | qnmc ÷ nutpie diag (as measured) | qnmc ÷ nutpie diag (failed = ESS 1) | seeds |")
-    out.append("|---|---|---|---|---|---|---|")
+    heads = []
+    for i, p in enumerate(peers):
+        what = ", ESS/gradient (as measured)" if i == 0 else " (as measured)"
+        heads += [f"qnmc ÷ {PEERS[p]}{what}", f"qnmc ÷ {PEERS[p]} (failed = ESS 1)"]
+    out.append("| target | passes: " + " / ".join(sides) + "".join(f" | {h}" for h in heads) + " | seeds |")
+    out.append("|---" * (3 + len(heads)) + "|")
     detail = []
     for t in targets:
         passes = []
@@ -99,7 +107,7 @@ def main() -> int:
             passes.append(f"{sum(1 for r in rs.values() if r['pass'])}/{len(rs)}")
         cells = []
         seeds_used = set()
-        for other in ["nutpie-lowrank", "nutpie-diag"]:
+        for other in peers:
             for penalise in (False, True):
                 common = sorted(set(by[(t, BASE)]) & set(by[(t, other)]))
                 seeds_used |= set(common)
@@ -142,7 +150,8 @@ def main() -> int:
                 f"{sum(int(r.get('divergences') or 0) for r in rs)} | "
                 f"{sum(int(r['restarts']) for r in rs) if all('restarts' in r for r in rs) else '–'} |")
     text = ("Ratios: geometric mean over seeds of (min bulk ESS ÷ gradients incl. warm-up) of qnmc's default ÷ "
-            "that of nutpie, [90 % t-interval on the log ratios]; > 1 means qnmc is more efficient.\n\n"
+            f"that of {' or '.join(sorted({PEERS[p].split()[0] for p in peers}, reverse=True)) or 'a peer'}, "
+            "[90 % t-interval on the log ratios]; > 1 means qnmc is more efficient.\n\n"
             + "\n".join(out) + "\n\n### Per side\n\n" + "\n".join(side_rows) + "\n\n### Per run\n" + "\n".join(detail) + "\n")
     print(text)
     if args.out:
