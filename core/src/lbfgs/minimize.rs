@@ -27,6 +27,24 @@ pub struct MinimizeOutcome<T, const D: usize> {
     /// The relative decrease of U fell below the tolerance (as opposed to the
     /// iteration limit, or a line search that found no decrease).
     pub converged: bool,
+    /// ‖∇U‖ at the start: with the last point's ‖∇U‖, how far the gradient
+    /// came down (by orders of magnitude at a true optimum; not at all where
+    /// a vanishing relative decrease stopped the path in a valley that falls
+    /// without end, see `adaptation::lbfgs_start`).
+    pub start_gradient_norm: T,
+}
+
+impl<T: Real, const D: usize> MinimizeOutcome<T, D> {
+    /// ‖∇U‖ at the last point over ‖∇U‖ at the start (∞ when the start's
+    /// gradient was 0 and the last point's is not; 0 when both are).
+    pub fn gradient_reduction(&self) -> T {
+        let last = dot(&self.gradient, &self.gradient).sqrt();
+        if last == T::ZERO {
+            T::ZERO
+        } else {
+            last / self.start_gradient_norm
+        }
+    }
 }
 
 /// Minimises U from `start` by L-BFGS, at most `max_iterations` iterations,
@@ -127,6 +145,7 @@ pub fn minimize_observed<T: Real, const D: usize, const M: usize, P: Potential<T
         iterations: 0,
         gradient_evaluations: 1,
         converged: false,
+        start_gradient_norm: dot(&g, &g).sqrt(),
     };
     if !f.is_finite() || !all_finite(&g) {
         return None;
