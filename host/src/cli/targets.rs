@@ -9,13 +9,14 @@ use crate::model::Model;
 use crate::targets::{
     AmagoldDist1, AmagoldDist2, BayesianPmf, CsvOptions, DoubleWell, EightSchoolsCentered,
     FashionMnist, Funnel, GaussianCovariance, GaussianModel, GaussianPmf, LinearGaussian,
-    LogisticRegressionModel, LogregDataset, Posteriordb, PosteriordbPosterior, Ratings,
-    RecipeCorrelated2d, RecipeQuadratic, RecipeQuartic, SYNTHETIC_SEED, StochasticVolatility,
-    StochasticVolatilityNoncentered, SyntheticRecipe, YearsRegression, read_movielens,
+    LogisticRegressionModel, LogregDataset, Posteriordb, PosteriordbPosterior, RadonCentered,
+    RadonNoncentered, Ratings, RecipeCorrelated2d, RecipeQuadratic, RecipeQuartic, SYNTHETIC_SEED,
+    StochasticVolatility, StochasticVolatilityNoncentered, SyntheticRecipe, YearsRegression,
+    read_movielens,
 };
 
 /// Every `--target` name with a one-line description, as `qnmc list` prints them.
-pub const TARGETS: [(&str, &str); 28] = [
+pub const TARGETS: [(&str, &str); 30] = [
     (
         "gaussian",
         "N(0, 11'+4I), the QNHMC paper's benchmark (--dimension, default 100)",
@@ -104,6 +105,15 @@ pub const TARGETS: [(&str, &str); 28] = [
     (
         "stochastic-volatility-noncentered",
         "the same posterior non-centred, h = mu + sigma * AR(1) filter of N(0, 1) z (D = 103)",
+    ),
+    (
+        "radon-centered",
+        "centred varying-intercept regression, 197 simulated observations in 20 groups of 1-40 \
+         (D = 24, built in)",
+    ),
+    (
+        "radon-noncentered",
+        "the same posterior non-centred, alpha = mu_alpha + sigma_alpha * z (D = 24)",
     ),
     (
         "pmf",
@@ -321,6 +331,8 @@ pub fn build_target(args: &TargetArgs) -> Result<Box<dyn Model>, CliError> {
         "eight-schools-centered" => Box::new(EightSchoolsCentered::new()),
         "stochastic-volatility" => Box::new(StochasticVolatility::new()),
         "stochastic-volatility-noncentered" => Box::new(StochasticVolatilityNoncentered::new()),
+        "radon-centered" => Box::new(RadonCentered::new()),
+        "radon-noncentered" => Box::new(RadonNoncentered::new()),
         "pmf" | "pmf-small" => Box::new(
             GaussianPmf::new(factorisation_ratings(args)?, GaussianPmf::PAPER_RANK)
                 .map_err(usage)?

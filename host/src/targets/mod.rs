@@ -38,7 +38,12 @@
 //!   (`stochastic-volatility`, φ = tanh a and σ = eˢ with their Jacobians),
 //!   and [`StochasticVolatilityNoncentered`], the same posterior non-centred
 //!   (`stochastic-volatility-noncentered`, the coordinates of
-//!   `stochastic-volatility`'s reference run).
+//!   `stochastic-volatility`'s reference run); [`RadonCentered`], a centred
+//!   varying-intercept regression on 197 simulated observations in 20
+//!   groups of 1–40 (`radon-centered`), and [`RadonNoncentered`], its
+//!   non-centred twin (`radon-noncentered`). Their data are simulated by the
+//!   SplitMix64 generator of `simulation_rng.rs`, which
+//!   `compare/nutpie/models.py` repeats in Python.
 
 mod amagold_2d;
 pub(crate) mod analytic_toy;
@@ -53,7 +58,9 @@ mod logistic_regression;
 mod logreg;
 mod pmf;
 mod posteriordb;
+mod radon_centered;
 mod recipe_toys;
+mod simulation_rng;
 mod stochastic_volatility;
 #[cfg(test)]
 mod testing;
@@ -85,6 +92,7 @@ pub use posteriordb::{
     Posteriordb, PosteriordbPosterior, ReferenceSummary, UnknownPosterior,
     summarize_reference_draws,
 };
+pub use radon_centered::{RadonCentered, RadonNoncentered};
 pub use recipe_toys::{
     RECIPE_GRADIENT_NOISE_SD, RecipeCorrelated2d, RecipeMetric, RecipeQuadratic, RecipeQuartic,
 };
