@@ -114,6 +114,34 @@ def simulate_radon(seed: int = RADON_SEED) -> dict[str, np.ndarray]:
     return dict(group=np.array(group), x=np.array(x), y=np.array(y), alpha=np.array(alpha))
 
 
+#: hier-logistic-centered (host/src/targets/hier_logistic_centered.rs)
+HIER_LOGISTIC_GROUP_SIZES = [2, 3, 3, 4, 4, 5, 6, 7, 8, 10, 12, 16]
+HIER_LOGISTIC_GROUPS = len(HIER_LOGISTIC_GROUP_SIZES)
+HIER_LOGISTIC_SEED = 0x5EED01061001
+HIER_LOGISTIC_TRUE = dict(mu=-0.3, beta=(0.8, -0.5), tau=0.7)
+
+
+def simulate_hier_logistic(seed: int = HIER_LOGISTIC_SEED) -> dict[str, np.ndarray]:
+    """The built-in data of hier-logistic-centered: first alpha_j = mu +
+    tau eps_j for every group, then observation by observation, group after
+    group, x_i1, x_i2 standard normal and y_i = 1 if a uniform is <=
+    1/(1 + exp(-eta_i)), eta_i = alpha_j + beta_1 x_i1 + beta_2 x_i2. Returns
+    group (0-based), x (N x 2), y and the true alpha."""
+    t = HIER_LOGISTIC_TRUE
+    rng = SplitMix64(seed)
+    alpha = [t["mu"] + t["tau"] * rng.normal() for _ in HIER_LOGISTIC_GROUP_SIZES]
+    group, x, y = [], [], []
+    for j, size in enumerate(HIER_LOGISTIC_GROUP_SIZES):
+        for _ in range(size):
+            xi = [rng.normal(), rng.normal()]
+            eta = alpha[j] + t["beta"][0] * xi[0] + t["beta"][1] * xi[1]
+            p = 1.0 / (1.0 + math.exp(-eta))
+            y.append(1 if rng.open_uniform() <= p else 0)
+            group.append(j)
+            x.append(xi)
+    return dict(group=np.array(group), x=np.array(x), y=np.array(y), alpha=np.array(alpha))
+
+
 # ---------------------------------------------------------------- models
 
 @dataclass
@@ -276,6 +304,31 @@ def radon_centered_point(q):
             "sigma_y_log__": np.log(q["sigma_y"]).reshape(())}
 
 
+def hier_logistic_centered_model():
+    """host/src/targets/hier_logistic_centered.rs, centred: mu ~ N(0, 2.5^2),
+    beta_k ~ N(0, 2.5^2) (k = 1, 2), tau ~ half-N(0, 1), alpha_j ~ N(mu,
+    tau^2), y_i ~ Bernoulli(logit^-1(alpha_{j[i]} + x_i . beta)) on the
+    simulated data (simulate_hier_logistic). PyMC samples log tau, as qnmc
+    does."""
+    import pymc as pm
+
+    d = simulate_hier_logistic()
+    with pm.Model() as m:
+        mu = pm.Normal("mu", 0.0, 2.5)
+        beta = pm.Normal("beta", 0.0, 2.5, shape=2)
+        tau = pm.HalfNormal("tau", 1.0)
+        alpha = pm.Normal("alpha", mu, tau, shape=HIER_LOGISTIC_GROUPS)
+        pm.Bernoulli("y", logit_p=alpha[d["group"]] + pm.math.dot(d["x"], beta), observed=d["y"])
+    return m
+
+
+def hier_logistic_centered_point(q):
+    return {"alpha": q["alpha"],
+            "mu": np.asarray(q["mu"]).reshape(()),
+            "beta": q["beta"],
+            "tau_log__": np.log(q["tau"]).reshape(())}
+
+
 TARGETS: dict[str, Target] = {
     "funnel": Target(
         "funnel", funnel_model, ["v"] + _stan_names("x", FUNNEL_DIM - 1),
@@ -300,10 +353,15 @@ TARGETS: dict[str, Target] = {
         _stan_names("alpha", RADON_GROUPS) + ["mu_alpha", "beta", "sigma_alpha", "sigma_y"],
         [("alpha", RADON_GROUPS), ("mu_alpha", 1), ("beta", 1), ("sigma_alpha", 1), ("sigma_y", 1)],
         radon_centered_point),
+    "hier-logistic-centered": Target(
+        "hier-logistic-centered", hier_logistic_centered_model,
+        _stan_names("alpha", HIER_LOGISTIC_GROUPS) + ["mu"] + _stan_names("beta", 2) + ["tau"],
+        [("alpha", HIER_LOGISTIC_GROUPS), ("mu", 1), ("beta", 2), ("tau", 1)],
+        hier_logistic_centered_point),
 }
 
 DEFAULT_TARGETS = ["funnel", "eight-schools-centered", "stochastic-volatility", "eight-schools",
-                   "radon-centered"]
+                   "radon-centered", "hier-logistic-centered"]
 
 
 def missing_data(target: Target, shared_data: str | None) -> str | None:

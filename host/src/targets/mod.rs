@@ -41,7 +41,11 @@
 //!   `stochastic-volatility`'s reference run); [`RadonCentered`], a centred
 //!   varying-intercept regression on 197 simulated observations in 20
 //!   groups of 1–40 (`radon-centered`), and [`RadonNoncentered`], its
-//!   non-centred twin (`radon-noncentered`). Their data are simulated by the
+//!   non-centred twin (`radon-noncentered`); [`HierLogisticCentered`], a
+//!   centred hierarchical logistic regression (varying intercepts, two
+//!   coefficients) on 80 simulated outcomes in 12 groups of 2–16
+//!   (`hier-logistic-centered`), and [`HierLogisticNoncentered`], its twin
+//!   (`hier-logistic-noncentered`). Their data are simulated by the
 //!   SplitMix64 generator of `simulation_rng.rs`, which
 //!   `compare/nutpie/models.py` repeats in Python.
 
@@ -53,6 +57,7 @@ mod double_well;
 mod eight_schools_centered;
 mod funnel;
 mod gaussian_covariance;
+mod hier_logistic_centered;
 mod linear_gaussian;
 mod logistic_regression;
 mod logreg;
@@ -76,6 +81,7 @@ pub use double_well::DoubleWell;
 pub use eight_schools_centered::EightSchoolsCentered;
 pub use funnel::{Funnel, FunnelDimensionError};
 pub use gaussian_covariance::{GaussianCovariance, SYMMETRY_TOLERANCE};
+pub use hier_logistic_centered::{HierLogisticCentered, HierLogisticNoncentered};
 pub use linear_gaussian::{LinearGaussian, LinearGaussianError, LinearGaussianModel, Posterior};
 pub use logistic_regression::LogisticRegression;
 pub use logreg::{
