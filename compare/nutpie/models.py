@@ -86,6 +86,62 @@ def simulate_sv(seed: int = SV_SEED, length: int = SV_LENGTH, mu: float = -1.0,
     return np.array(h), np.array(y)
 
 
+#: radon-centered (host/src/targets/radon_centered.rs): group sizes, seed and
+#: the values the data were simulated with
+RADON_GROUP_SIZES = [1, 1, 1, 2, 2, 2, 3, 3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 25, 30, 40]
+RADON_GROUPS = len(RADON_GROUP_SIZES)
+RADON_SEED = 0x5EED00AD0001
+RADON_TRUE = dict(mu_alpha=1.5, beta=-0.7, sigma_alpha=0.3, sigma_y=0.8)
+RADON_FLOOR_PROBABILITY = 0.25
+
+
+def simulate_radon(seed: int = RADON_SEED) -> dict[str, np.ndarray]:
+    """The built-in data of radon-centered: first alpha_j = mu_alpha +
+    sigma_alpha eps_j for every group, then observation by observation, group
+    after group, x_i = 1 if a uniform is <= 0.25 (else 0) and y_i =
+    alpha_j + beta x_i + sigma_y eta_i. Returns group (0-based), x, y and
+    the true alpha."""
+    t = RADON_TRUE
+    rng = SplitMix64(seed)
+    alpha = [t["mu_alpha"] + t["sigma_alpha"] * rng.normal() for _ in RADON_GROUP_SIZES]
+    group, x, y = [], [], []
+    for j, size in enumerate(RADON_GROUP_SIZES):
+        for _ in range(size):
+            xi = 1.0 if rng.open_uniform() <= RADON_FLOOR_PROBABILITY else 0.0
+            y.append(alpha[j] + t["beta"] * xi + t["sigma_y"] * rng.normal())
+            group.append(j)
+            x.append(xi)
+    return dict(group=np.array(group), x=np.array(x), y=np.array(y), alpha=np.array(alpha))
+
+
+#: hier-logistic-centered (host/src/targets/hier_logistic_centered.rs)
+HIER_LOGISTIC_GROUP_SIZES = [2, 3, 3, 4, 4, 5, 6, 7, 8, 10, 12, 16]
+HIER_LOGISTIC_GROUPS = len(HIER_LOGISTIC_GROUP_SIZES)
+HIER_LOGISTIC_SEED = 0x5EED01061001
+HIER_LOGISTIC_TRUE = dict(mu=-0.3, beta=(0.8, -0.5), tau=0.7)
+
+
+def simulate_hier_logistic(seed: int = HIER_LOGISTIC_SEED) -> dict[str, np.ndarray]:
+    """The built-in data of hier-logistic-centered: first alpha_j = mu +
+    tau eps_j for every group, then observation by observation, group after
+    group, x_i1, x_i2 standard normal and y_i = 1 if a uniform is <=
+    1/(1 + exp(-eta_i)), eta_i = alpha_j + beta_1 x_i1 + beta_2 x_i2. Returns
+    group (0-based), x (N x 2), y and the true alpha."""
+    t = HIER_LOGISTIC_TRUE
+    rng = SplitMix64(seed)
+    alpha = [t["mu"] + t["tau"] * rng.normal() for _ in HIER_LOGISTIC_GROUP_SIZES]
+    group, x, y = [], [], []
+    for j, size in enumerate(HIER_LOGISTIC_GROUP_SIZES):
+        for _ in range(size):
+            xi = [rng.normal(), rng.normal()]
+            eta = alpha[j] + t["beta"][0] * xi[0] + t["beta"][1] * xi[1]
+            p = 1.0 / (1.0 + math.exp(-eta))
+            y.append(1 if rng.open_uniform() <= p else 0)
+            group.append(j)
+            x.append(xi)
+    return dict(group=np.array(group), x=np.array(x), y=np.array(y), alpha=np.array(alpha))
+
+
 # ---------------------------------------------------------------- models
 
 @dataclass
@@ -221,6 +277,58 @@ def sv_point(q):
             "h": q["h"]}
 
 
+def radon_centered_model():
+    """host/src/targets/radon_centered.rs, centred: mu_alpha ~ N(0, 10^2),
+    beta ~ N(0, 10^2), sigma_alpha ~ half-N(0, 1), sigma_y ~ half-N(0, 1),
+    alpha_j ~ N(mu_alpha, sigma_alpha^2), y_i ~ N(alpha_{j[i]} + beta x_i,
+    sigma_y^2) on the simulated data (simulate_radon). PyMC samples
+    log sigma_alpha and log sigma_y, as qnmc does."""
+    import pymc as pm
+
+    d = simulate_radon()
+    with pm.Model() as m:
+        mu_alpha = pm.Normal("mu_alpha", 0.0, 10.0)
+        beta = pm.Normal("beta", 0.0, 10.0)
+        sigma_alpha = pm.HalfNormal("sigma_alpha", 1.0)
+        sigma_y = pm.HalfNormal("sigma_y", 1.0)
+        alpha = pm.Normal("alpha", mu_alpha, sigma_alpha, shape=RADON_GROUPS)
+        pm.Normal("y", alpha[d["group"]] + beta * d["x"], sigma_y, observed=d["y"])
+    return m
+
+
+def radon_centered_point(q):
+    return {"alpha": q["alpha"],
+            "mu_alpha": np.asarray(q["mu_alpha"]).reshape(()),
+            "beta": np.asarray(q["beta"]).reshape(()),
+            "sigma_alpha_log__": np.log(q["sigma_alpha"]).reshape(()),
+            "sigma_y_log__": np.log(q["sigma_y"]).reshape(())}
+
+
+def hier_logistic_centered_model():
+    """host/src/targets/hier_logistic_centered.rs, centred: mu ~ N(0, 2.5^2),
+    beta_k ~ N(0, 2.5^2) (k = 1, 2), tau ~ half-N(0, 1), alpha_j ~ N(mu,
+    tau^2), y_i ~ Bernoulli(logit^-1(alpha_{j[i]} + x_i . beta)) on the
+    simulated data (simulate_hier_logistic). PyMC samples log tau, as qnmc
+    does."""
+    import pymc as pm
+
+    d = simulate_hier_logistic()
+    with pm.Model() as m:
+        mu = pm.Normal("mu", 0.0, 2.5)
+        beta = pm.Normal("beta", 0.0, 2.5, shape=2)
+        tau = pm.HalfNormal("tau", 1.0)
+        alpha = pm.Normal("alpha", mu, tau, shape=HIER_LOGISTIC_GROUPS)
+        pm.Bernoulli("y", logit_p=alpha[d["group"]] + pm.math.dot(d["x"], beta), observed=d["y"])
+    return m
+
+
+def hier_logistic_centered_point(q):
+    return {"alpha": q["alpha"],
+            "mu": np.asarray(q["mu"]).reshape(()),
+            "beta": q["beta"],
+            "tau_log__": np.log(q["tau"]).reshape(())}
+
+
 TARGETS: dict[str, Target] = {
     "funnel": Target(
         "funnel", funnel_model, ["v"] + _stan_names("x", FUNNEL_DIM - 1),
@@ -240,9 +348,20 @@ TARGETS: dict[str, Target] = {
         [("theta", 8), ("mu", 1), ("tau", 1)], eight_noncentered_point,
         ["--shared-data", "/work/shared/data"],
         note="posteriordb eight_schools_noncentered; qnmc needs --shared-data"),
+    "radon-centered": Target(
+        "radon-centered", radon_centered_model,
+        _stan_names("alpha", RADON_GROUPS) + ["mu_alpha", "beta", "sigma_alpha", "sigma_y"],
+        [("alpha", RADON_GROUPS), ("mu_alpha", 1), ("beta", 1), ("sigma_alpha", 1), ("sigma_y", 1)],
+        radon_centered_point),
+    "hier-logistic-centered": Target(
+        "hier-logistic-centered", hier_logistic_centered_model,
+        _stan_names("alpha", HIER_LOGISTIC_GROUPS) + ["mu"] + _stan_names("beta", 2) + ["tau"],
+        [("alpha", HIER_LOGISTIC_GROUPS), ("mu", 1), ("beta", 2), ("tau", 1)],
+        hier_logistic_centered_point),
 }
 
-DEFAULT_TARGETS = ["funnel", "eight-schools-centered", "stochastic-volatility", "eight-schools"]
+DEFAULT_TARGETS = ["funnel", "eight-schools-centered", "stochastic-volatility", "eight-schools",
+                   "radon-centered", "hier-logistic-centered"]
 
 
 def missing_data(target: Target, shared_data: str | None) -> str | None:

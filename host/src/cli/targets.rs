@@ -8,14 +8,15 @@ use super::args::TargetArgs;
 use crate::model::Model;
 use crate::targets::{
     AmagoldDist1, AmagoldDist2, BayesianPmf, CsvOptions, DoubleWell, EightSchoolsCentered,
-    FashionMnist, Funnel, GaussianCovariance, GaussianModel, GaussianPmf, LinearGaussian,
-    LogisticRegressionModel, LogregDataset, Posteriordb, PosteriordbPosterior, Ratings,
-    RecipeCorrelated2d, RecipeQuadratic, RecipeQuartic, SYNTHETIC_SEED, StochasticVolatility,
+    FashionMnist, Funnel, GaussianCovariance, GaussianModel, GaussianPmf, HierLogisticCentered,
+    HierLogisticNoncentered, LinearGaussian, LogisticRegressionModel, LogregDataset, Posteriordb,
+    PosteriordbPosterior, RadonCentered, RadonNoncentered, Ratings, RecipeCorrelated2d,
+    RecipeQuadratic, RecipeQuartic, SYNTHETIC_SEED, StochasticVolatility,
     StochasticVolatilityNoncentered, SyntheticRecipe, YearsRegression, read_movielens,
 };
 
 /// Every `--target` name with a one-line description, as `qnmc list` prints them.
-pub const TARGETS: [(&str, &str); 28] = [
+pub const TARGETS: [(&str, &str); 32] = [
     (
         "gaussian",
         "N(0, 11'+4I), the QNHMC paper's benchmark (--dimension, default 100)",
@@ -104,6 +105,24 @@ pub const TARGETS: [(&str, &str); 28] = [
     (
         "stochastic-volatility-noncentered",
         "the same posterior non-centred, h = mu + sigma * AR(1) filter of N(0, 1) z (D = 103)",
+    ),
+    (
+        "radon-centered",
+        "centred varying-intercept regression, 197 simulated observations in 20 groups of 1-40 \
+         (D = 24, built in)",
+    ),
+    (
+        "radon-noncentered",
+        "the same posterior non-centred, alpha = mu_alpha + sigma_alpha * z (D = 24)",
+    ),
+    (
+        "hier-logistic-centered",
+        "centred hierarchical logistic regression, varying intercepts, 80 simulated outcomes in \
+         12 groups of 2-16 (D = 16, built in)",
+    ),
+    (
+        "hier-logistic-noncentered",
+        "the same posterior non-centred, alpha = mu + tau * z (D = 16)",
     ),
     (
         "pmf",
@@ -321,6 +340,10 @@ pub fn build_target(args: &TargetArgs) -> Result<Box<dyn Model>, CliError> {
         "eight-schools-centered" => Box::new(EightSchoolsCentered::new()),
         "stochastic-volatility" => Box::new(StochasticVolatility::new()),
         "stochastic-volatility-noncentered" => Box::new(StochasticVolatilityNoncentered::new()),
+        "radon-centered" => Box::new(RadonCentered::new()),
+        "radon-noncentered" => Box::new(RadonNoncentered::new()),
+        "hier-logistic-centered" => Box::new(HierLogisticCentered::new()),
+        "hier-logistic-noncentered" => Box::new(HierLogisticNoncentered::new()),
         "pmf" | "pmf-small" => Box::new(
             GaussianPmf::new(factorisation_ratings(args)?, GaussianPmf::PAPER_RANK)
                 .map_err(usage)?

@@ -38,7 +38,16 @@
 //!   (`stochastic-volatility`, φ = tanh a and σ = eˢ with their Jacobians),
 //!   and [`StochasticVolatilityNoncentered`], the same posterior non-centred
 //!   (`stochastic-volatility-noncentered`, the coordinates of
-//!   `stochastic-volatility`'s reference run).
+//!   `stochastic-volatility`'s reference run); [`RadonCentered`], a centred
+//!   varying-intercept regression on 197 simulated observations in 20
+//!   groups of 1–40 (`radon-centered`), and [`RadonNoncentered`], its
+//!   non-centred twin (`radon-noncentered`); [`HierLogisticCentered`], a
+//!   centred hierarchical logistic regression (varying intercepts, two
+//!   coefficients) on 80 simulated outcomes in 12 groups of 2–16
+//!   (`hier-logistic-centered`), and [`HierLogisticNoncentered`], its twin
+//!   (`hier-logistic-noncentered`). Their data are simulated by the
+//!   SplitMix64 generator of `simulation_rng.rs`, which
+//!   `compare/nutpie/models.py` repeats in Python.
 
 mod amagold_2d;
 pub(crate) mod analytic_toy;
@@ -48,12 +57,15 @@ mod double_well;
 mod eight_schools_centered;
 mod funnel;
 mod gaussian_covariance;
+mod hier_logistic_centered;
 mod linear_gaussian;
 mod logistic_regression;
 mod logreg;
 mod pmf;
 mod posteriordb;
+mod radon_centered;
 mod recipe_toys;
+mod simulation_rng;
 mod stochastic_volatility;
 #[cfg(test)]
 mod testing;
@@ -69,6 +81,7 @@ pub use double_well::DoubleWell;
 pub use eight_schools_centered::EightSchoolsCentered;
 pub use funnel::{Funnel, FunnelDimensionError};
 pub use gaussian_covariance::{GaussianCovariance, SYMMETRY_TOLERANCE};
+pub use hier_logistic_centered::{HierLogisticCentered, HierLogisticNoncentered};
 pub use linear_gaussian::{LinearGaussian, LinearGaussianError, LinearGaussianModel, Posterior};
 pub use logistic_regression::LogisticRegression;
 pub use logreg::{
@@ -85,6 +98,7 @@ pub use posteriordb::{
     Posteriordb, PosteriordbPosterior, ReferenceSummary, UnknownPosterior,
     summarize_reference_draws,
 };
+pub use radon_centered::{RadonCentered, RadonNoncentered};
 pub use recipe_toys::{
     RECIPE_GRADIENT_NOISE_SD, RecipeCorrelated2d, RecipeMetric, RecipeQuadratic, RecipeQuartic,
 };

@@ -47,11 +47,13 @@
 //! hₜ = μ + φ(hₜ₋₁ − μ) + σ εₜ, yₜ = exp(hₜ/2) ηₜ. The standard normals are
 //! drawn in the order ε₁, η₁, ε₂, η₂, …, each by Box–Muller (cosine branch,
 //! √(−2 log u₁) cos 2πu₂) from two consecutive outputs of a SplitMix64
-//! generator seeded with [`SEED`] (u = (top 53 bits + 1)/2⁵³ ∈ (0, 1]).
+//! generator seeded with [`SEED`] (u = (top 53 bits + 1)/2⁵³ ∈ (0, 1];
+//! `simulation_rng.rs`).
 //! Reported quantities on the constrained scale: `mu`, `phi`, `sigma`,
 //! `h[1]`…`h[100]`. No exact posterior is known; none is claimed.
 
 use super::eight_schools_centered::{logistic, softplus};
+use super::simulation_rng::SplitMix64;
 use crate::model::Model;
 
 mod noncentered;
@@ -71,36 +73,10 @@ pub const TRUE_SIGMA: f64 = 0.25;
 const MU_PRIOR_VARIANCE: f64 = 100.0;
 const SIGMA_SCALE: f64 = 5.0;
 
-/// SplitMix64: the state advances by the golden-ratio increment and is mixed
-/// by two xor-shift-multiply rounds.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform on (0, 1]: never 0, so its logarithm is finite.
-    fn open_uniform(&mut self) -> f64 {
-        ((self.next() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    /// A standard normal by Box–Muller (cosine branch).
-    fn normal(&mut self) -> f64 {
-        let u1 = self.open_uniform();
-        let u2 = self.open_uniform();
-        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-    }
-}
-
 /// Simulates (h, y) of length `length` from the model with the given
 /// parameters (|φ| < 1, σ > 0), as described in the module documentation.
 fn simulate(seed: u64, length: usize, mu: f64, phi: f64, sigma: f64) -> (Vec<f64>, Vec<f64>) {
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut h = Vec::with_capacity(length);
     let mut y = Vec::with_capacity(length);
     for t in 0..length {
@@ -133,7 +109,7 @@ fn one_minus_tanh(a: f64) -> f64 {
 }
 
 /// q·v, but 0 when v = 0 even if q = +∞ (a zero term stays zero).
-fn scale(q: f64, v: f64) -> f64 {
+pub(crate) fn scale(q: f64, v: f64) -> f64 {
     if v == 0.0 { 0.0 } else { q * v }
 }
 
@@ -461,7 +437,7 @@ mod tests {
         let y2 = y.iter().map(|v| v * v).sum::<f64>() / n;
         assert!(y2 > 0.1 && y2 < 1.5, "mean y² {y2}");
         // The generator: mean ≈ 0 and variance ≈ 1 over many draws.
-        let mut rng = SplitMix64(SEED);
+        let mut rng = SplitMix64::new(SEED);
         let e: Vec<f64> = (0..20_000).map(|_| rng.normal()).collect();
         let m = e.iter().sum::<f64>() / 20_000.0;
         let v = e.iter().map(|x| (x - m).powi(2)).sum::<f64>() / 19_999.0;
