@@ -25,7 +25,8 @@ use super::samplers::{
     AmagoldChain, ChainSampler, ENSEMBLE_MEMORY, ENSEMBLE_WALKERS, NutsChain, Sweep, sg_metric,
 };
 use super::{
-    DIVERGENCE_TARGET_ACCEPTANCE, MetricKind, RunError, RunSettings, SamplerKind, chain_seed,
+    DIVERGENCE_TARGET_ACCEPTANCE, MetricKind, NUTS_NO_OPTIMUM_COVARIANCE_BUCKET,
+    NUTS_WINDOW_COVARIANCE_MEMORY, RunError, RunSettings, SamplerKind, chain_seed, nuts_dimension,
 };
 use crate::draws::{ChainDraws, ChainRestart};
 use crate::model::{Model, ModelRng, PaddedModel};
@@ -461,6 +462,14 @@ pub(crate) fn start_nuts_lbfgs_chain<'a, const D: usize, const M: usize>(
     settings.max_pairs = job.settings.memory_for(job.kind);
     settings.window_covariance = job.settings.window_covariance;
     settings.optimum_secants = job.settings.optimum_secants;
+    if M == NUTS_WINDOW_COVARIANCE_MEMORY
+        && nuts_dimension(job.model.dimension()).ok() == Some(NUTS_NO_OPTIMUM_COVARIANCE_BUCKET)
+    {
+        // The 25 bucket in the 32 bucket's storage: as with 20 pairs where
+        // the start finds an optimum (`NUTS_NO_OPTIMUM_COVARIANCE_BUCKET`).
+        settings.covariance_without_optimum_only = true;
+        settings.optimum_secants = false;
+    }
     let (sampler, start_seconds) = started_sampler::<D, M>(job, &mut setup, settings)?;
     Ok(Box::new(StartedNutsLbfgs {
         setup,

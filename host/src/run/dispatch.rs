@@ -65,20 +65,35 @@ pub const NUTS_LARGE_MEMORY: usize = 20;
 /// 0.26× to 0.62× including warm-up. The 25 bucket keeps M = 20: German
 /// credit (D = 25, seeds 1–20) gained bulk ESS per kept gradient (0.92× →
 /// 1.10×) but lost tail ESS (1.82× → 1.41× including warm-up)
-/// (docs/NUTS.md, "The linearity gate").
+/// (docs/NUTS.md, "The linearity gate"), so models of 21–25 coordinates get
+/// this storage too but the covariance metric only where their start found
+/// no optimum, and no secants at an optimum ([`NUTS_NO_OPTIMUM_COVARIANCE_BUCKET`]).
 pub const NUTS_WINDOW_COVARIANCE_MEMORY: usize = 32;
+
+/// The bucket (models of 21–25 coordinates) that runs NUTS's quasi-Newton
+/// metric in the storage of the 32 bucket ([`NUTS_WINDOW_COVARIANCE_MEMORY`]
+/// pairs, compile-time dimension 32) with the window's covariance metric
+/// only in chains whose L-BFGS start found no optimum
+/// (`LbfgsEstimatorSettings::covariance_without_optimum_only`) and without
+/// secants at an optimum: a chain that finds one runs as with 20 pairs.
+/// On `radon-centered` (n = 24, a centred hierarchy: no optimum) ESS per
+/// gradient including warm-up rose 1.63× [1.43, 1.86] (seeds 1–20,
+/// docs/HIERARCHICAL.md); German credit (n = 25) keeps every draw.
+pub const NUTS_NO_OPTIMUM_COVARIANCE_BUCKET: usize = 25;
 
 /// The L-BFGS storage (the const M) NUTS's quasi-Newton metric runs with in
 /// compiled size `d` for `--memory` bucket `memory` (`None`: no bucket):
-/// [`NUTS_WINDOW_COVARIANCE_MEMORY`] in the 32 bucket with the default
-/// bucket and the window covariance on, [`NUTS_LARGE_MEMORY`] beyond
+/// [`NUTS_WINDOW_COVARIANCE_MEMORY`] in the 32 and 25 buckets with the
+/// default bucket and the window covariance on (the 25 bucket then runs in
+/// the 32 bucket's storage), [`NUTS_LARGE_MEMORY`] beyond
 /// [`DIMENSIONS`], else the memory bucket. The window's covariance metric
 /// applies to a model of dimension n ≤ this.
 ///
 /// ```
 /// use qnmc_host::run::nuts_lbfgs_storage;
 /// assert_eq!(nuts_lbfgs_storage(32, Some(20), true), Some(32));
-/// assert_eq!(nuts_lbfgs_storage(25, Some(20), true), Some(20));
+/// assert_eq!(nuts_lbfgs_storage(25, Some(20), true), Some(32));
+/// assert_eq!(nuts_lbfgs_storage(25, Some(20), false), Some(20));
 /// assert_eq!(nuts_lbfgs_storage(32, Some(20), false), Some(20));
 /// assert_eq!(nuts_lbfgs_storage(32, Some(10), true), Some(10));
 /// assert_eq!(nuts_lbfgs_storage(2048, None, true), Some(20));
@@ -91,7 +106,7 @@ pub fn nuts_lbfgs_storage(
     if d > DIMENSIONS[DIMENSIONS.len() - 1] {
         Some(NUTS_LARGE_MEMORY)
     } else if window_covariance
-        && d == NUTS_WINDOW_COVARIANCE_MEMORY
+        && (d == NUTS_WINDOW_COVARIANCE_MEMORY || d == NUTS_NO_OPTIMUM_COVARIANCE_BUCKET)
         && memory == Some(NUTS_LARGE_MEMORY)
     {
         Some(NUTS_WINDOW_COVARIANCE_MEMORY)

@@ -69,8 +69,8 @@ pub use chain::STEP_SIZE_JITTER;
 pub use check::{CheckReport, CheckRow, check};
 pub use dispatch::{
     DIMENSIONS, LARGE_DIMENSION, MEMORY_SIZES, NUTS_DIMENSIONS, NUTS_LARGE_MEMORY,
-    NUTS_WINDOW_COVARIANCE_MEMORY, dimension_for, memory_bucket, nuts_dimension,
-    nuts_lbfgs_storage, padded_dimension,
+    NUTS_NO_OPTIMUM_COVARIANCE_BUCKET, NUTS_WINDOW_COVARIANCE_MEMORY, dimension_for, memory_bucket,
+    nuts_dimension, nuts_lbfgs_storage, padded_dimension,
 };
 pub use pilot::{MAX_PILOT_DIMENSION, PilotLengths, SgDefaults, apply_pilot};
 pub use progress::Progress;
@@ -385,15 +385,20 @@ fn describe(
                         )
                         .unwrap_or(s.memory_for(sampler));
                         let fits = model.dimension() <= storage;
+                        let no_optimum_only = fits
+                            && storage == NUTS_WINDOW_COVARIANCE_MEMORY
+                            && padded == NUTS_NO_OPTIMUM_COVARIANCE_BUCKET;
                         format!(
                             "{metric}: diagonal base plus up to {} conjugated pairs between warm-up draws{}{}",
                             s.memory_for(sampler),
-                            if s.window_covariance && fits {
+                            if s.window_covariance && no_optimum_only {
+                                ", or the window's covariance metric where the start found no optimum"
+                            } else if s.window_covariance && fits {
                                 ", or the window's covariance metric where its gradient is near linear"
                             } else {
                                 ""
                             },
-                            if s.optimum_secants && fits {
+                            if s.optimum_secants && fits && !no_optimum_only {
                                 "; the first metric from central secants at the L-BFGS optimum"
                             } else {
                                 ""

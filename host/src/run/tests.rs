@@ -421,10 +421,11 @@ fn nuts_runs_five_thousand_dimensions() {
 }
 
 /// The settings line says where the window's covariance metric applies: a
-/// model of dimension n ≤ the L-BFGS storage, which is 32 in the 32 bucket
-/// (26–32 coordinates; `nuts_lbfgs_storage`) and the memory (20) elsewhere.
-/// The 28-D chain runs in that storage and samples N(0, I) (mean of x² within
-/// 5 standard errors of 1, correlated draws counted as a fifth).
+/// model of dimension n ≤ the L-BFGS storage, which is 32 in the 25 and 32
+/// buckets (21–32 coordinates; `nuts_lbfgs_storage`) and the memory (20)
+/// elsewhere; in the 25 bucket only where the start found no optimum. The
+/// 25-D and 28-D chains run in that storage and sample N(0, I) (mean of x²
+/// within 5 standard errors of 1, correlated draws counted as a fifth).
 #[test]
 fn the_window_covariance_applies_up_to_the_storage() {
     let s = RunSettings {
@@ -441,16 +442,27 @@ fn the_window_covariance_applies_up_to_the_storage() {
             .find(|(k, _)| k == "metric")
             .map(|(_, v)| v.clone())
             .unwrap();
-        (metric.contains("window's covariance"), draws)
+        (metric.contains("window's covariance"), draws, metric)
+    };
+    let samples_the_standard_normal = |draws: &crate::draws::RunDraws| {
+        let values = &draws.chains[0].values;
+        let second_moment = values.iter().map(|v| v * v).sum::<f64>() / values.len() as f64;
+        let se = (2.0 / (values.len() as f64 / 5.0)).sqrt();
+        assert!((second_moment - 1.0).abs() < 5.0 * se, "{second_moment}");
     };
     assert!(says(20, &s).0);
-    assert!(!says(25, &s).0);
-    let (applies, draws) = says(28, &s);
-    assert!(applies);
-    let values = &draws.chains[0].values;
-    let second_moment = values.iter().map(|v| v * v).sum::<f64>() / values.len() as f64;
-    let se = (2.0 / (values.len() as f64 / 5.0)).sqrt();
-    assert!((second_moment - 1.0).abs() < 5.0 * se, "{second_moment}");
+    // 21–25 coordinates: the 32 bucket's storage, the covariance only where
+    // the start found no optimum, no secants (NUTS_NO_OPTIMUM_COVARIANCE_BUCKET).
+    let (applies, draws, metric) = says(25, &s);
+    assert!(
+        applies && metric.contains("where the start found no optimum"),
+        "{metric}"
+    );
+    assert!(!metric.contains("secants"), "{metric}");
+    samples_the_standard_normal(&draws);
+    let (applies, draws, metric) = says(28, &s);
+    assert!(applies && metric.contains("near linear"), "{metric}");
+    samples_the_standard_normal(&draws);
     assert!(!says(33, &s).0);
     let off = RunSettings {
         window_covariance: false,

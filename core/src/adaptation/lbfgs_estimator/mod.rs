@@ -112,6 +112,16 @@ pub struct LbfgsEstimatorSettings<T> {
     /// linearity gate"). Without the linearity gate it failed the latent
     /// Gaussian process gp_pois_regr.
     pub window_covariance: bool,
+    /// Whether the window's covariance metric (with `window_covariance`)
+    /// competes only in a chain whose L-BFGS start found no optimum
+    /// ([`LbfgsEstimator::start_found_no_optimum`]). Off here; the CLI turns
+    /// it on for models of 21–25 coordinates, which it gives the storage of
+    /// 32 pairs: there the centred varying-intercept regression
+    /// `radon-centered` (n = 24, no optimum) gains from the covariance
+    /// metric, while German credit (n = 25, an optimum) lost tail ESS with
+    /// it (docs/NUTS.md, "The window's covariance metric where the start
+    /// found no optimum").
+    pub covariance_without_optimum_only: bool,
     /// Whether, for a model of dimension n ≤ `M`, the L-BFGS start replaces
     /// the path's pairs by n central secants measured at the optimum, one
     /// sd of the measured curvature along each column of the path metric's
@@ -137,6 +147,7 @@ impl<T: Real> LbfgsEstimatorSettings<T> {
             max_pairs: usize::MAX,
             optimize: true,
             window_covariance: false,
+            covariance_without_optimum_only: false,
             optimum_secants: false,
         }
     }
@@ -165,6 +176,7 @@ pub struct LbfgsEstimator<T, const D: usize, const M: usize> {
     max_pairs: usize,
     optimize: bool,
     window_covariance: bool,
+    covariance_without_optimum_only: bool,
     optimum_secants: bool,
     recent_position: [[T; D]; M],
     recent_gradient: [[T; D]; M],
@@ -200,14 +212,18 @@ pub struct LbfgsEstimator<T, const D: usize, const M: usize> {
     /// Whether the last L-BFGS start found an optimum and the chain started
     /// beside it.
     started_at_optimum: bool,
+    /// Whether the last L-BFGS start ran and refused what it reached (out of
+    /// budget, ∇U not brought down, or an optimum in a neck): the window
+    /// covariance then competes without the linearity gate.
+    start_found_no_optimum: bool,
 }
 
 crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] LbfgsEstimator<T, D, M> {
     diagonal, window_diagonal, base, previous_position, previous_gradient, has_previous, pool_s, pool_y,
-    pool_score, pool_len, memory, rank_tolerance, pairs_used, max_pairs, optimize, window_covariance, optimum_secants, recent_position,
+    pool_score, pool_len, memory, rank_tolerance, pairs_used, max_pairs, optimize, window_covariance, covariance_without_optimum_only, optimum_secants, recent_position,
     recent_gradient, recent_len, recent_next, candidate, replaced, kept, observed, conjugated,
     last_scores, last_linearity, spread, stiffness, dimension, covariance, laplace_log_mass,
-    started_at_optimum
+    started_at_optimum, start_found_no_optimum
 });
 
 /// Every `SCORE_EVERY`-th draw of a window is held out of the candidates'
@@ -252,6 +268,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
             max_pairs: M,
             optimize: true,
             window_covariance: false,
+            covariance_without_optimum_only: false,
             optimum_secants: false,
             recent_position: [[T::ZERO; D]; M],
             recent_gradient: [[T::ZERO; D]; M],
@@ -270,6 +287,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
             covariance: WindowCovariance::new(),
             laplace_log_mass: T::from_f64(f64::NAN),
             started_at_optimum: false,
+            start_found_no_optimum: false,
         })
     }
 
@@ -285,6 +303,14 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
     /// [`LbfgsEstimatorSettings::window_covariance`]).
     pub fn with_window_covariance(mut self, on: bool) -> Self {
         self.window_covariance = on;
+        self
+    }
+
+    /// Whether the window's covariance metric competes only where the
+    /// chain's start found no optimum (default: no; see
+    /// [`LbfgsEstimatorSettings::covariance_without_optimum_only`]).
+    pub fn with_covariance_without_optimum_only(mut self, on: bool) -> Self {
+        self.covariance_without_optimum_only = on;
         self
     }
 
@@ -356,6 +382,22 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         self.started_at_optimum
     }
 
+    /// Whether the last L-BFGS start ran and refused what it reached: it ran
+    /// out of its budget, ∇U did not come down, or its optimum lay in a
+    /// funnel's neck (`adaptation/lbfgs_start.rs`). The posterior then has
+    /// no mode a Gaussian describes — U falls without end along a scale, as
+    /// in a centred hierarchy — and the window's covariance metric competes
+    /// at every window end without the linearity gate
+    /// ([`MIN_GRADIENT_LINEARITY`]), whose measure such a window fails
+    /// whatever the metric (0.00–0.36 on centred eight schools). The gate
+    /// is for posteriors with a mode, such as gp_pois_regr, whose start
+    /// converges. On the hierarchical suite (`docs/HIERARCHICAL.md`) the
+    /// covariance metric then raised ESS per gradient on the centred
+    /// hierarchical logistic regression.
+    pub fn start_found_no_optimum(&self) -> bool {
+        self.start_found_no_optimum
+    }
+
     /// Mean of ∇UᵀH∇U + (θ − μ)ᵀH⁻¹(θ − μ) over the held-out draws (the part of
     /// the Fisher divergence that depends on the metric; smaller is better).
     fn fisher_score(&self, metric: &LbfgsMetric<T, D, M>) -> T {
@@ -425,12 +467,25 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
     }
 
     /// Whether the window's ∇U is linear enough in θ for its covariance
-    /// metric to compete ([`MIN_GRADIENT_LINEARITY`]); records the measure
-    /// for [`last_gradient_linearity`](Self::last_gradient_linearity).
+    /// metric to compete ([`MIN_GRADIENT_LINEARITY`]), or the chain's
+    /// L-BFGS start found no optimum (then any window whose measure is
+    /// defined competes: see [`start_found_no_optimum`](Self::start_found_no_optimum));
+    /// records the measure for
+    /// [`last_gradient_linearity`](Self::last_gradient_linearity).
     fn covariance_applies(&mut self, base: &[T; D], n: usize) -> bool {
         let linearity = self.covariance.gradient_linearity(base, n);
         self.last_linearity = linearity.unwrap_or(T::from_f64(f64::NAN));
-        linearity.is_some_and(|r| r >= T::from_f64(MIN_GRADIENT_LINEARITY))
+        linearity.is_some_and(|r| {
+            self.start_found_no_optimum || r >= T::from_f64(MIN_GRADIENT_LINEARITY)
+        })
+    }
+
+    /// Whether the window's covariance metric is kept and competes in this
+    /// chain (`window_covariance`, and `covariance_without_optimum_only`
+    /// satisfied).
+    fn covariance_on(&self) -> bool {
+        self.window_covariance
+            && (!self.covariance_without_optimum_only || self.start_found_no_optimum)
     }
 
     /// The coordinates the sampler moves (n ≤ D).
@@ -567,7 +622,10 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         let outcome = match optimize_start(target, position, &mut self.memory, normals, moved)? {
             LbfgsStart::StayPut {
                 gradient_evaluations,
-            } => return Some((*position, gradient_evaluations)),
+            } => {
+                self.start_found_no_optimum = true;
+                return Some((*position, gradient_evaluations));
+            }
             LbfgsStart::Optimum(outcome) => outcome,
         };
         // Base: the diagonal of the path's L-BFGS inverse Hessian.
@@ -770,12 +828,14 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         self.max_pairs = settings.max_pairs.min(M);
         self.optimize = settings.optimize;
         self.window_covariance = settings.window_covariance;
+        self.covariance_without_optimum_only = settings.covariance_without_optimum_only;
         self.optimum_secants = settings.optimum_secants;
         self.candidate.set_identity();
         self.last_scores = [T::INFINITY; 4];
         self.last_linearity = T::from_f64(f64::NAN);
         self.laplace_log_mass = T::from_f64(f64::NAN);
         self.started_at_optimum = false;
+        self.start_found_no_optimum = false;
         self.dimension = D;
         metric.set_identity();
         Ok(())
@@ -828,6 +888,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
     ) -> Option<([T; D], u32)> {
         self.laplace_log_mass = T::from_f64(f64::NAN);
         self.started_at_optimum = false;
+        self.start_found_no_optimum = false;
         if M == 0 || !self.optimize {
             return None;
         }
@@ -905,7 +966,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         if !held_out {
             self.diagonal.add(position, gradient);
             let n = self.moved();
-            if self.window_covariance && n <= M {
+            if self.covariance_on() && n <= M {
                 self.covariance.add(position, gradient, n);
             }
         } else {
@@ -967,7 +1028,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
                 Candidate::Diagonal => {}
                 Candidate::Pairs => self.conjugate_pool_into_memory(),
                 Candidate::Covariance => {
-                    if !self.window_covariance
+                    if !self.covariance_on()
                         || self.recent_len < 2
                         || !self.covariance_applies(&base, n)
                         || !self.covariance.pairs_into(&base, n, &mut self.memory)
