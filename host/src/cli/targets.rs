@@ -9,14 +9,14 @@ use crate::model::Model;
 use crate::targets::{
     AmagoldDist1, AmagoldDist2, BayesianPmf, CsvOptions, DoubleWell, EightSchoolsCentered,
     FashionMnist, Funnel, GaussianCovariance, GaussianModel, GaussianPmf, HierLogisticCentered,
-    HierLogisticNoncentered, LinearGaussian, LogisticRegressionModel, LogregDataset, Posteriordb,
+    HierLogisticNoncentered, LatentGpCentered, LatentGpNoncentered, LinearGaussian, LogisticRegressionModel, LogregDataset, Posteriordb,
     PosteriordbPosterior, RadonCentered, RadonNoncentered, Ratings, RecipeCorrelated2d,
     RecipeQuadratic, RecipeQuartic, SYNTHETIC_SEED, StochasticVolatility,
     StochasticVolatilityNoncentered, SyntheticRecipe, YearsRegression, read_movielens,
 };
 
 /// Every `--target` name with a one-line description, as `qnmc list` prints them.
-pub const TARGETS: [(&str, &str); 32] = [
+pub const TARGETS: [(&str, &str); 34] = [
     (
         "gaussian",
         "N(0, 11'+4I), the QNHMC paper's benchmark (--dimension, default 100)",
@@ -123,6 +123,15 @@ pub const TARGETS: [(&str, &str); 32] = [
     (
         "hier-logistic-noncentered",
         "the same posterior non-centred, alpha = mu + tau * z (D = 16)",
+    ),
+    (
+        "latent-gp-centered",
+        "centred latent Gaussian process, squared-exponential kernel, Poisson counts at 20 \
+         evenly spaced inputs (D = 23, built in)",
+    ),
+    (
+        "latent-gp-noncentered",
+        "the same posterior non-centred, f = L(alpha, rho) * z with K = L L' (D = 23)",
     ),
     (
         "pmf",
@@ -344,6 +353,8 @@ pub fn build_target(args: &TargetArgs) -> Result<Box<dyn Model>, CliError> {
         "radon-noncentered" => Box::new(RadonNoncentered::new()),
         "hier-logistic-centered" => Box::new(HierLogisticCentered::new()),
         "hier-logistic-noncentered" => Box::new(HierLogisticNoncentered::new()),
+        "latent-gp-centered" => Box::new(LatentGpCentered::new()),
+        "latent-gp-noncentered" => Box::new(LatentGpNoncentered::new()),
         "pmf" | "pmf-small" => Box::new(
             GaussianPmf::new(factorisation_ratings(args)?, GaussianPmf::PAPER_RANK)
                 .map_err(usage)?

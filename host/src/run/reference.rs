@@ -5,7 +5,8 @@
 //! Which run ([`reference_run`], `qnmc check`'s reference): NUTS with the
 //! diagonal metric, on the model's [`Model::reference_model`] when it has
 //! one (a non-centred twin of the same posterior: `stochastic-volatility`,
-//! `eight-schools-centered`), else on the model itself.
+//! `eight-schools-centered`, `radon-centered`, `hier-logistic-centered`,
+//! `latent-gp-centered`), else on the model itself.
 //! [`reference_posterior`] keeps the earlier long HMC run (identity mass,
 //! L = 10, dual averaging) for `qnmc reproduce amagold-fig4`, whose
 //! published settings it is.

@@ -45,7 +45,10 @@
 //!   centred hierarchical logistic regression (varying intercepts, two
 //!   coefficients) on 80 simulated outcomes in 12 groups of 2–16
 //!   (`hier-logistic-centered`), and [`HierLogisticNoncentered`], its twin
-//!   (`hier-logistic-noncentered`). Their data are simulated by the
+//!   (`hier-logistic-noncentered`); [`LatentGpCentered`], a centred latent
+//!   Gaussian process (squared-exponential kernel) with Poisson counts at 20
+//!   evenly spaced inputs (`latent-gp-centered`), and [`LatentGpNoncentered`],
+//!   its twin f = L z (`latent-gp-noncentered`). Their data are simulated by the
 //!   SplitMix64 generator of `simulation_rng.rs`, which
 //!   `compare/nutpie/models.py` repeats in Python.
 
@@ -58,6 +61,7 @@ mod eight_schools_centered;
 mod funnel;
 mod gaussian_covariance;
 mod hier_logistic_centered;
+mod latent_gp_centered;
 mod linear_gaussian;
 mod logistic_regression;
 mod logreg;
@@ -82,6 +86,7 @@ pub use eight_schools_centered::EightSchoolsCentered;
 pub use funnel::{Funnel, FunnelDimensionError};
 pub use gaussian_covariance::{GaussianCovariance, SYMMETRY_TOLERANCE};
 pub use hier_logistic_centered::{HierLogisticCentered, HierLogisticNoncentered};
+pub use latent_gp_centered::{LatentGpCentered, LatentGpNoncentered};
 pub use linear_gaussian::{LinearGaussian, LinearGaussianError, LinearGaussianModel, Posterior};
 pub use logistic_regression::LogisticRegression;
 pub use logreg::{
