@@ -142,6 +142,74 @@ def simulate_hier_logistic(seed: int = HIER_LOGISTIC_SEED) -> dict[str, np.ndarr
     return dict(group=np.array(group), x=np.array(x), y=np.array(y), alpha=np.array(alpha))
 
 
+#: latent-gp-centered (host/src/targets/latent_gp_centered.rs): inputs,
+#: jitter, seed and the values the data were simulated with
+LATENT_GP_POINTS = 20
+LATENT_GP_SPAN = 10.0
+LATENT_GP_JITTER = 1e-6
+LATENT_GP_SEED = 0x5EED00690001
+LATENT_GP_TRUE = dict(mu=1.0, alpha=1.0, rho=2.0)
+
+
+def latent_gp_inputs() -> list[float]:
+    """t_i = 10 i / 19, i = 0..19, evaluated as in Rust."""
+    return [LATENT_GP_SPAN * float(i) / float(LATENT_GP_POINTS - 1) for i in range(LATENT_GP_POINTS)]
+
+
+def _cholesky_lower(k: list[list[float]]) -> list[list[float]]:
+    """host/src/targets/latent_gp_centered/cholesky.rs, operation for
+    operation (row by row; s = K_ij - sum_{k<j} L_ik L_jk subtracted in
+    turn; L_ii = sqrt(s), L_ij = s / L_jj), so that the result is the same
+    to the last bit."""
+    n = len(k)
+    low = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i + 1):
+            s = k[i][j]
+            for m in range(j):
+                s -= low[i][m] * low[j][m]
+            if i == j:
+                if not s > 0.0:
+                    raise ValueError(f"not positive definite at row {i}")
+                low[i][i] = math.sqrt(s)
+            else:
+                low[i][j] = s / low[j][j]
+    return low
+
+
+def simulate_latent_gp(seed: int = LATENT_GP_SEED) -> dict[str, np.ndarray]:
+    """The built-in data of latent-gp-centered: first N = 20 standard normals
+    eps, f = L eps with L the Cholesky factor of K(alpha = 1, rho = 2)
+    (K_ij = alpha*alpha * exp(-(d*d) / (2*rho*rho)) + 1e-6 on the
+    diagonal, d = t_i - t_j; (L eps)_i summed over k = 0..i in turn), then
+    count by count y_i ~ Poisson(exp(1 + f_i)) by Knuth's product of
+    uniforms (the smallest k with u_1 ... u_{k+1} <= exp(-lambda)). Returns
+    t, y and the true f."""
+    tr = LATENT_GP_TRUE
+    rng = SplitMix64(seed)
+    t = latent_gp_inputs()
+    n = LATENT_GP_POINTS
+    eps = [rng.normal() for _ in range(n)]
+    k = [[tr["alpha"] * tr["alpha"] * math.exp(-((t[i] - t[j]) * (t[i] - t[j])) / (2.0 * tr["rho"] * tr["rho"]))
+          + (LATENT_GP_JITTER if i == j else 0.0) for j in range(n)] for i in range(n)]
+    low = _cholesky_lower(k)
+    f = []
+    for i in range(n):
+        s = 0.0
+        for m in range(i + 1):
+            s += low[i][m] * eps[m]
+        f.append(s)
+    y = []
+    for fi in f:
+        threshold = math.exp(-math.exp(tr["mu"] + fi))
+        count, product = 0, rng.open_uniform()
+        while product > threshold:
+            count += 1
+            product *= rng.open_uniform()
+        y.append(count)
+    return dict(t=np.array(t), y=np.array(y), f=np.array(f))
+
+
 # ---------------------------------------------------------------- models
 
 @dataclass
@@ -329,6 +397,61 @@ def hier_logistic_centered_point(q):
             "tau_log__": np.log(q["tau"]).reshape(())}
 
 
+def _latent_gp_covariance(alpha, rho):
+    """K = alpha^2 exp(-(t_i - t_j)^2 / (2 rho^2)) + 1e-6 I as a PyTensor
+    expression."""
+    import pytensor.tensor as pt
+
+    t = np.array(latent_gp_inputs())
+    d2 = np.subtract.outer(t, t) ** 2
+    return alpha ** 2 * pt.exp(-d2 / (2.0 * rho ** 2)) + LATENT_GP_JITTER * np.eye(LATENT_GP_POINTS)
+
+
+def latent_gp_centered_model():
+    """host/src/targets/latent_gp_centered.rs, centred: mu ~ N(0, 2^2),
+    alpha ~ half-N(0, 1), rho ~ lognormal(log 2, 0.5^2), f ~ MVN(0, K)
+    (sampled directly), y_i ~ Poisson(exp(mu + f_i)) on the simulated counts
+    (simulate_latent_gp). PyMC samples log alpha and log rho, as qnmc
+    does."""
+    import pymc as pm
+
+    d = simulate_latent_gp()
+    with pm.Model() as m:
+        mu = pm.Normal("mu", 0.0, 2.0)
+        alpha = pm.HalfNormal("alpha", 1.0)
+        rho = pm.LogNormal("rho", mu=math.log(2.0), sigma=0.5)
+        f = pm.MvNormal("f", mu=np.zeros(LATENT_GP_POINTS), cov=_latent_gp_covariance(alpha, rho),
+                        shape=LATENT_GP_POINTS)
+        pm.Poisson("y", mu=pm.math.exp(mu + f), observed=d["y"])
+    return m
+
+
+def latent_gp_centered_point(q):
+    return {"f": q["f"],
+            "mu": np.asarray(q["mu"]).reshape(()),
+            "alpha_log__": np.log(q["alpha"]).reshape(()),
+            "rho_log__": np.log(q["rho"]).reshape(())}
+
+
+def latent_gp_noncentered_model():
+    """The same posterior as `latent_gp_centered_model` written non-centred:
+    z ~ N(0, I), f = L z with K = L L^T (qnmc's latent-gp-noncentered). For
+    reference_check.py. Reported: f, mu, alpha, rho."""
+    import pymc as pm
+    import pytensor.tensor as pt
+
+    d = simulate_latent_gp()
+    with pm.Model() as m:
+        mu = pm.Normal("mu", 0.0, 2.0)
+        alpha = pm.HalfNormal("alpha", 1.0)
+        rho = pm.LogNormal("rho", mu=math.log(2.0), sigma=0.5)
+        z = pm.Normal("z", 0.0, 1.0, shape=LATENT_GP_POINTS)
+        low = pt.linalg.cholesky(_latent_gp_covariance(alpha, rho))
+        f = pm.Deterministic("f", pt.dot(low, z))
+        pm.Poisson("y", mu=pm.math.exp(mu + f), observed=d["y"])
+    return m
+
+
 TARGETS: dict[str, Target] = {
     "funnel": Target(
         "funnel", funnel_model, ["v"] + _stan_names("x", FUNNEL_DIM - 1),
@@ -358,10 +481,15 @@ TARGETS: dict[str, Target] = {
         _stan_names("alpha", HIER_LOGISTIC_GROUPS) + ["mu"] + _stan_names("beta", 2) + ["tau"],
         [("alpha", HIER_LOGISTIC_GROUPS), ("mu", 1), ("beta", 2), ("tau", 1)],
         hier_logistic_centered_point),
+    "latent-gp-centered": Target(
+        "latent-gp-centered", latent_gp_centered_model,
+        _stan_names("f", LATENT_GP_POINTS) + ["mu", "alpha", "rho"],
+        [("f", LATENT_GP_POINTS), ("mu", 1), ("alpha", 1), ("rho", 1)],
+        latent_gp_centered_point),
 }
 
 DEFAULT_TARGETS = ["funnel", "eight-schools-centered", "stochastic-volatility", "eight-schools",
-                   "radon-centered", "hier-logistic-centered"]
+                   "radon-centered", "hier-logistic-centered", "latent-gp-centered"]
 
 
 def missing_data(target: Target, shared_data: str | None) -> str | None:
@@ -424,4 +552,5 @@ def eight_noncentered_for_centered():
 NONCENTERED_TWINS = {
     "stochastic-volatility": (sv_noncentered_model, TARGETS["stochastic-volatility"].blocks),
     "eight-schools-centered": (eight_noncentered_for_centered, TARGETS["eight-schools-centered"].blocks),
+    "latent-gp-centered": (latent_gp_noncentered_model, TARGETS["latent-gp-centered"].blocks),
 }
