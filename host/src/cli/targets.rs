@@ -9,10 +9,11 @@ use crate::model::Model;
 use crate::targets::{
     AmagoldDist1, AmagoldDist2, BayesianPmf, CsvOptions, DoubleWell, EightSchoolsCentered,
     FashionMnist, Funnel, GaussianCovariance, GaussianModel, GaussianPmf, HierLogisticCentered,
-    HierLogisticNoncentered, LatentGpCentered, LatentGpNoncentered, LinearGaussian, LogisticRegressionModel, LogregDataset, Posteriordb,
-    PosteriordbPosterior, RadonCentered, RadonNoncentered, Ratings, RecipeCorrelated2d,
-    RecipeQuadratic, RecipeQuartic, SYNTHETIC_SEED, StochasticVolatility,
-    StochasticVolatilityNoncentered, SyntheticRecipe, YearsRegression, read_movielens,
+    HierLogisticNoncentered, LatentGpCentered, LatentGpNoncentered, LinearGaussian,
+    LogisticRegressionModel, LogregDataset, Posteriordb, PosteriordbPosterior, RadonCentered,
+    RadonNoncentered, Ratings, RecipeCorrelated2d, RecipeQuadratic, RecipeQuartic, SYNTHETIC_SEED,
+    StochasticVolatility, StochasticVolatilityNoncentered, SyntheticRecipe, YearsRegression,
+    read_movielens,
 };
 
 /// Every `--target` name with a one-line description, as `qnmc list` prints them.

@@ -137,7 +137,11 @@ fn covariance(t: &[f64], a: f64, b: f64) -> Covariance {
             let kernel = (-r).exp();
             let value = scale(alpha2, kernel);
             let (d_a, d_b) = (2.0 * value, scale(2.0 * r, value));
-            for (m, v) in [(&mut cov.k, value), (&mut cov.d_a, d_a), (&mut cov.d_b, d_b)] {
+            for (m, v) in [
+                (&mut cov.k, value),
+                (&mut cov.d_a, d_a),
+                (&mut cov.d_b, d_b),
+            ] {
                 m[i * n + j] = v;
                 m[j * n + i] = v;
             }
@@ -194,7 +198,8 @@ fn simulate() -> Observations {
         for j in 0..POINTS {
             let d = t[i] - t[j];
             let kernel = (-(d * d) / (2.0 * TRUE_RHO * TRUE_RHO)).exp();
-            k[i * POINTS + j] = TRUE_ALPHA * TRUE_ALPHA * kernel + if i == j { JITTER } else { 0.0 };
+            k[i * POINTS + j] =
+                TRUE_ALPHA * TRUE_ALPHA * kernel + if i == j { JITTER } else { 0.0 };
         }
     }
     let chol = Cholesky::new(&k, POINTS).expect("K(1, 2) is positive definite");
@@ -260,7 +265,11 @@ impl LatentGpCentered {
 
     /// The Cholesky factor of K(α = eᵃ, ρ = eᵇ) on the inputs, or why there
     /// is none.
-    pub(crate) fn covariance_factor(&self, a: f64, b: f64) -> Result<Cholesky, NotPositiveDefinite> {
+    pub(crate) fn covariance_factor(
+        &self,
+        a: f64,
+        b: f64,
+    ) -> Result<Cholesky, NotPositiveDefinite> {
         Cholesky::new(&covariance(&self.data.inputs, a, b).k, POINTS)
     }
 
@@ -288,7 +297,10 @@ impl Default for LatentGpCentered {
 /// gradient.
 fn hyperprior(mu: f64, a: f64, b: f64) -> (f64, [f64; 3]) {
     let alpha2 = (2.0 * a).exp();
-    let (mu_var, rho_var) = (MU_PRIOR_SD * MU_PRIOR_SD, LOG_RHO_PRIOR_SD * LOG_RHO_PRIOR_SD);
+    let (mu_var, rho_var) = (
+        MU_PRIOR_SD * MU_PRIOR_SD,
+        LOG_RHO_PRIOR_SD * LOG_RHO_PRIOR_SD,
+    );
     let b_off = b - std::f64::consts::LN_2;
     let u = 0.5 * mu * mu / mu_var + 0.5 * alpha2 - a + 0.5 * b_off * b_off / rho_var;
     (u, [mu / mu_var, alpha2 - 1.0, b_off / rho_var])
@@ -414,7 +426,12 @@ mod tests {
         }
         for x in &points {
             let err = gradient_error(&model, x, 1e-4);
-            assert!(err < 1e-5, "a {}, b {}: {err:e}", x[POINTS + 1], x[POINTS + 2]);
+            assert!(
+                err < 1e-5,
+                "a {}, b {}: {err:e}",
+                x[POINTS + 1],
+                x[POINTS + 2]
+            );
         }
     }
 
@@ -524,7 +541,10 @@ mod tests {
         let t = model.inputs();
         assert_eq!(t.len(), POINTS);
         assert_eq!((t[0], t[POINTS - 1]), (0.0, 10.0));
-        assert!(t.windows(2).all(|w| (w[1] - w[0] - 10.0 / 19.0).abs() < 1e-14));
+        assert!(
+            t.windows(2)
+                .all(|w| (w[1] - w[0] - 10.0 / 19.0).abs() < 1e-14)
+        );
         assert_eq!(model.counts(), PYTHON_COUNTS);
         let f = model.true_latent();
         assert_eq!(f[0], PYTHON_FIRST_F);

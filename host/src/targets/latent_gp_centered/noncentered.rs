@@ -79,10 +79,7 @@ impl LatentGpNoncentered {
     /// The latent values f = L(α, ρ) z at unconstrained `x`, into `f`; NaN
     /// where K is not numerically positive definite.
     pub fn latent(&self, x: &[f64], f: &mut [f64]) {
-        match self
-            .centred
-            .covariance_factor(x[POINTS + 1], x[POINTS + 2])
-        {
+        match self.centred.covariance_factor(x[POINTS + 1], x[POINTS + 2]) {
             Ok(chol) => chol.lower_times(&x[..POINTS], f),
             Err(_) => f.fill(f64::NAN),
         }
@@ -218,7 +215,12 @@ mod tests {
         }
         for x in &points {
             let err = gradient_error(&model, x, 1e-4);
-            assert!(err < 1e-5, "a {}, b {}: {err:e}", x[POINTS + 1], x[POINTS + 2]);
+            assert!(
+                err < 1e-5,
+                "a {}, b {}: {err:e}",
+                x[POINTS + 1],
+                x[POINTS + 2]
+            );
         }
     }
 
