@@ -367,6 +367,16 @@ fn six_d_chain_started<P: Potential<f64, 6>>(
         .unwrap()
         .with_window_covariance(on)
         .with_optimization(optimize);
+    six_d_chain_of(target, start, estimator)
+}
+
+/// The D = 6 test chain (Stan's warm-up after an optimisation, 500 draws)
+/// with `estimator`.
+fn six_d_chain_of<P: Potential<f64, 6>>(
+    target: &P,
+    start: [f64; 6],
+    estimator: LbfgsEstimator<f64, 6, 8>,
+) -> AdaptiveNuts<f64, 6, LbfgsEstimator<f64, 6, 8>> {
     AdaptiveNuts::new(
         NutsSettings::new(0.1),
         WarmupSchedule::after_optimization(500).unwrap(),
@@ -508,15 +518,7 @@ fn where_the_start_found_no_optimum_the_window_covariance_competes_ungated() {
             .unwrap()
             .with_window_covariance(true)
             .with_covariance_without_optimum_only(without_optimum_only);
-        let mut chain: AdaptiveNuts<f64, 6, LbfgsEstimator<f64, 6, 8>> = AdaptiveNuts::new(
-            NutsSettings::new(0.1),
-            WarmupSchedule::after_optimization(500).unwrap(),
-            LbfgsMetric::identity(),
-            estimator,
-            start,
-            target,
-        )
-        .unwrap();
+        let mut chain = six_d_chain_of(target, start, estimator);
         let ends = warm_up_window_ends(&mut chain, target, seed);
         (ends, chain.estimator().start_found_no_optimum())
     }
