@@ -117,6 +117,11 @@ pub struct AdaptiveNuts<
     /// The warm-up was extended by one terminal buffer at the divergence
     /// target (at most once).
     warmup_extended: bool,
+    /// Over the terminal buffer's draws (exploration aside), the moving
+    /// average (weight [`STEP_SIZE_FALL_WEIGHT`] on the newest) of
+    /// ln(averaged step size / dual averaging's iterate): how far the step
+    /// size of the latest draws fell below the one the kept draws will use.
+    terminal_step_size_fall: T,
     /// What precedes the first warm-up draw has run
     /// ([`prepare_warmup`](AdaptiveNuts::prepare_warmup)).
     prepared: bool,
@@ -127,7 +132,8 @@ crate::in_place::zero_valid!(impl[T: Real, const D: usize, E: MetricEstimator<T,
     nuts, estimator, schedule, dual, draws, metric_updates, metric_update_failures,
     warmup_gradient_evaluations, jitter, final_step_size, statistic, windows_kept_in_a_row,
     early_end_after, warmup_end, slow_windows_over, window_troubled_draws,
-    window_divergent_draws, window_counted_draws, divergence_target, warmup_extended, prepared
+    window_divergent_draws, window_counted_draws, divergence_target, warmup_extended,
+    terminal_step_size_fall, prepared
 });
 
 /// Draws after a (re)start of dual averaging whose divergences and deep trees
@@ -144,6 +150,41 @@ const STEP_SIZE_EXPLORATION_DRAWS: u64 = 10;
 /// at 0.95); 309 of the 344 chains did not diverge there, and of the others
 /// all but one diverged at most 7 times.
 pub const DIVERGENCE_RATE: u64 = 50;
+
+/// The terminal buffer's step size "fell" when, at its end, dual
+/// averaging's iterates (the step sizes of its last draws) lie below the
+/// averaged step size the kept draws will use by more than this factor, as
+/// a moving geometric mean ([`STEP_SIZE_FALL_WEIGHT`]): the chain has moved
+/// where the averaged step size may no longer fit (a funnel's neck). Then
+/// [`STUCK_PROBES`] transitions at the averaged step size are tried, and if
+/// none accepts ([`STUCK_ACCEPTANCE`]),
+/// [`AdaptiveNuts::set_divergence_target`] extends the warm-up by one
+/// terminal buffer at δ. Issue 44's suite: a chain that entered
+/// the neck in the last 15–25 warm-up draws (iterates 0.11–0.2 against an
+/// average of 0.34 in centred eight schools, 0.04–0.05 against 0.29 in the
+/// hierarchical logistic regression) then had every kept transition's
+/// first leapfrog step rejected or divergent, for all its kept draws.
+/// Outside a neck the iterate saws around the average (÷3 after a draw of
+/// low acceptance, then ×1.35 per draw), within a factor of about 1.3 on
+/// geometric average.
+pub const STEP_SIZE_FALL: f64 = 1.5;
+
+/// Weight of the newest draw in the moving average of [`STEP_SIZE_FALL`]:
+/// the last 10 draws carry 89 % of it.
+pub const STEP_SIZE_FALL_WEIGHT: f64 = 0.2;
+
+/// Transitions at the averaged step size tried where a terminal buffer's
+/// step size fell ([`STEP_SIZE_FALL`]) before the warm-up ends.
+pub const STUCK_PROBES: u32 = 3;
+
+/// A chain is stuck at a step size when none of [`STUCK_PROBES`]
+/// transitions reaches this acceptance statistic. The frozen chains of
+/// issue 44's suite had 10⁻¹⁰⁰–10⁻³ on every kept transition. On its
+/// seeds 1–20 (5 targets) [`STEP_SIZE_FALL`] fired in 15 of 100 runs;
+/// the probes found 5 chains stuck, among them the 3 that had frozen a
+/// whole run, and moved in the others, whose warm-up ended as before
+/// (docs/NUTS.md, "A chain that ends its warm-up in a neck").
+pub const STUCK_ACCEPTANCE: f64 = 0.1;
 
 /// Which per-draw acceptance statistic dual averaging drives to its target δ.
 /// (`repr(u8)`, `Stan` = 0: all-zero bytes are `Stan`.)
@@ -205,6 +246,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             warmup_end: schedule.warmup_draws(),
             slow_windows_over: false,
             warmup_extended: false,
+            terminal_step_size_fall: T::ZERO,
             prepared: false,
         })
     }
@@ -252,6 +294,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         self.warmup_end = schedule.warmup_draws();
         self.slow_windows_over = false;
         self.warmup_extended = false;
+        self.terminal_step_size_fall = T::ZERO;
         self.prepared = false;
         Ok(())
     }
@@ -290,8 +333,10 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
     /// divergences (raising `adapt_delta`). When instead the terminal buffer
     /// itself diverges that often (after an early end no slow window is left
     /// to see it), the warm-up goes on for one more terminal buffer at
-    /// `delta` (once; [`warmup_draws`](Self::warmup_draws) then says how
-    /// long it was). `None` (the default) never
+    /// `delta`; when instead the buffer's step size fell in its last draws
+    /// and the chain cannot move at the averaged step size
+    /// ([`STEP_SIZE_FALL`]), for one more terminal buffer at δ (either once;
+    /// [`warmup_draws`](Self::warmup_draws) then says how long it was). `None` (the default) never
     /// changes δ; `delta` outside (0, 1) is an error and changes nothing.
     /// Call before the first draw.
     pub fn set_divergence_target(&mut self, delta: Option<T>) -> Result<(), Error> {
@@ -425,6 +470,13 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             AcceptanceStatistic::Stan => stats.acceptance_statistic,
             AcceptanceStatistic::Symmetric => stats.symmetric_acceptance_statistic,
         });
+        if terminal && !exploring {
+            let w = T::from_f64(STEP_SIZE_FALL_WEIGHT);
+            let fall = (self.dual.final_step_size() / next).ln();
+            self.terminal_step_size_fall = (T::ONE - w) * self.terminal_step_size_fall + w * fall;
+        } else {
+            self.terminal_step_size_fall = T::ZERO;
+        }
         // The estimator borrows the state in place: copies of position and
         // gradient would cost 2·D numbers of stack each (16 KB at D = 1000).
         let nuts = &self.nuts;
@@ -484,18 +536,28 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         }
         if draw == self.warmup_end {
             let mut settings = *self.dual.settings();
-            if !self.warmup_extended
-                && self.window_diverged()
-                && self.divergence_target > settings.target_acceptance
-            {
+            let extensible =
+                !self.warmup_extended && self.divergence_target > settings.target_acceptance;
+            let diverged = extensible && self.window_diverged();
+            // The chain ended the terminal buffer where the averaged step
+            // size may no longer fit: try it there before keeping it.
+            let stuck = extensible
+                && !diverged
+                && self.terminal_step_size_fall > T::from_f64(STEP_SIZE_FALL).ln()
+                && self.stuck_at(self.dual.final_step_size(), target, rng);
+            if diverged || stuck {
                 // The terminal buffer diverged with no slow window left to
                 // see it (after an early end, or a last window that did not):
-                // one more terminal buffer at the divergence target.
+                // one more terminal buffer at the divergence target; or the
+                // chain cannot move at the averaged step size: one more at δ.
                 self.warmup_extended = true;
                 self.warmup_end = draw.saturating_add(self.schedule.terminal_buffer());
                 self.window_divergent_draws = 0;
                 self.window_counted_draws = 0;
-                settings.target_acceptance = self.divergence_target;
+                self.terminal_step_size_fall = T::ZERO;
+                if diverged {
+                    settings.target_acceptance = self.divergence_target;
+                }
                 settings.initial_step_size = next;
                 if let Ok(dual) = DualAveraging::new(settings) {
                     self.dual = dual;
@@ -507,6 +569,30 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         }
         let _ = self.nuts.set_step_size(next);
         stats
+    }
+
+    /// `true` if none of [`STUCK_PROBES`] transitions at `step_size` from the
+    /// current state reaches an acceptance statistic of
+    /// [`STUCK_ACCEPTANCE`]: the kept draws would not move. The probes are
+    /// warm-up draws (the chain moves if they accept), their gradients
+    /// counted in the warm-up's.
+    fn stuck_at<P: Potential<T, D>, R: Rng + ?Sized>(
+        &mut self,
+        step_size: T,
+        target: &P,
+        rng: &mut R,
+    ) -> bool {
+        if self.nuts.set_step_size(step_size).is_err() {
+            return false;
+        }
+        for _ in 0..STUCK_PROBES {
+            let stats = self.nuts.step(target, rng);
+            self.warmup_gradient_evaluations += stats.gradient_evaluations as u64;
+            if stats.acceptance_statistic >= T::from_f64(STUCK_ACCEPTANCE) {
+                return false;
+            }
+        }
+        true
     }
 
     /// At least 1 in [`DIVERGENCE_RATE`] of the counted draws of the window

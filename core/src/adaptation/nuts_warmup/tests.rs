@@ -216,6 +216,81 @@ fn a_diverging_terminal_buffer_extends_the_warmup_once() {
     }
 }
 
+/// N(0, I/`precision`), the precision set between draws: narrowed draw by
+/// draw, it is a chain walking down a funnel's neck, where dual averaging's
+/// iterate follows (its energy errors grow) but the averaged step size
+/// lags.
+struct Narrowing {
+    precision: core::cell::Cell<f64>,
+}
+
+impl Potential<f64, 2> for Narrowing {
+    fn potential_and_gradient(&self, x: &[f64; 2], g: &mut [f64; 2]) -> f64 {
+        let precision = self.precision.get();
+        *g = [precision * x[0], precision * x[1]];
+        0.5 * precision * (x[0] * x[0] + x[1] * x[1])
+    }
+}
+
+/// Warm-up length, final step size and divergent draws of the terminal
+/// buffer (101–150) of an identity chain that ends its warm-up early after
+/// its first window (draw 100), on [`Narrowing`] with precision 1 until
+/// draw `narrow_from` and ×1.15 per draw after it, for at most 32 draws
+/// (×88, its sd 0.11).
+fn narrowing_warmup(delta: Option<f64>, narrow_from: u64, seed: u64) -> (u64, f64, u32) {
+    let target = Narrowing {
+        precision: core::cell::Cell::new(1.0),
+    };
+    let mut chain = AdaptiveNuts::<f64, 2, IdentityEstimator>::new(
+        NutsSettings::new(0.5),
+        WarmupSchedule::stan(500).unwrap(),
+        IdentityMetric,
+        IdentityEstimator,
+        [0.3, -0.2],
+        &target,
+    )
+    .unwrap();
+    chain.set_early_end(1);
+    chain.set_divergence_target(delta).unwrap();
+    let mut rng = XorShiftRng::seed_from_u64(seed);
+    let (mut draw, mut terminal_divergent) = (0u64, 0);
+    while chain.is_warming_up() && draw < 1000 {
+        let narrowed = draw.saturating_sub(narrow_from).min(32) as i32;
+        target.precision.set(1.15f64.powi(narrowed));
+        let stats = chain.step(&target, &mut rng);
+        draw += 1;
+        if (101..=150).contains(&draw) && stats.divergent {
+            terminal_divergent += 1;
+        }
+    }
+    (draw, chain.final_step_size(), terminal_divergent)
+}
+
+/// A chain that moves, in the last draws of its terminal buffer, where the
+/// averaged step size no longer fits (dual averaging's iterates below it by
+/// more than [`STEP_SIZE_FALL`] on moving geometric average) and cannot
+/// move there at that step size ([`STUCK_PROBES`]) gets one more terminal
+/// buffer, though it diverged less than the divergence rule needs; its
+/// final step size then fits where it is. Never narrowed, the warm-up is
+/// the same to the last bit.
+#[test]
+fn a_step_size_that_fell_at_the_end_of_the_warmup_extends_it_once() {
+    for seed in 1..=10 {
+        let (plain_draws, plain_eps, divergent) = narrowing_warmup(None, 118, seed);
+        // Fewer than two divergences: the divergence rule cannot extend it.
+        assert_eq!(plain_draws, 150, "seed {seed}");
+        assert!(divergent < 2, "seed {seed}: {divergent} divergent draws");
+        let (draws, eps, _) = narrowing_warmup(Some(0.95), 118, seed);
+        assert_eq!(draws, 200, "seed {seed}: one terminal buffer more");
+        assert!(eps < 0.7 * plain_eps, "seed {seed}: {eps} vs {plain_eps}");
+        // Never narrowed: the same warm-up to the last bit.
+        let (quiet, quiet_eps, _) = narrowing_warmup(None, u64::MAX, seed);
+        let (same, same_eps, _) = narrowing_warmup(Some(0.95), u64::MAX, seed);
+        assert_eq!((quiet, same), (150, 150), "seed {seed}");
+        assert_eq!(quiet_eps.to_bits(), same_eps.to_bits(), "seed {seed}");
+    }
+}
+
 #[test]
 fn a_divergence_target_outside_zero_one_is_refused() {
     let mut chain = AdaptiveNuts::<f64, 2, IdentityEstimator>::new(
