@@ -52,7 +52,10 @@ pub use lbfgs_start::LbfgsStartDiagonalEstimator;
 pub use metric_estimators::{
     DenseEstimator, DiagonalEstimator, IdentityEstimator, MetricChange, MetricEstimator,
 };
-pub use nuts_warmup::{AcceptanceStatistic, AdaptiveNuts, DIVERGENCE_RATE};
+pub use nuts_warmup::{
+    AcceptanceStatistic, AdaptiveNuts, DIVERGENCE_RATE, STEP_SIZE_FALL, STEP_SIZE_FALL_WEIGHT,
+    STUCK_ACCEPTANCE, STUCK_PROBES,
+};
 pub use schedule::WarmupSchedule;
 pub use welford::{Welford, WelfordCovariance};
 
