@@ -29,13 +29,13 @@
 #endif
 
 /* Room for the NUTS state: the firmware's library is built with
-   QNMC_FFI_MAX_DIM=3 (a 15 888-byte state, alignment 8, on thumbv7em); the
-   host's with the default 32 (49 664 bytes, alignment 64). main checks it. */
+   QNMC_FFI_MAX_DIM=3 (a 15 896-byte state, alignment 8, on thumbv7em); the
+   host's with the default 32 (49 728 bytes, alignment 64). main checks it. */
 #ifndef STATE_BYTES
 #if defined(__arm__)
-#define STATE_BYTES 15888
+#define STATE_BYTES 15896
 #else
-#define STATE_BYTES (49664 + 64)
+#define STATE_BYTES (49728 + 64)
 #endif
 #endif
 
