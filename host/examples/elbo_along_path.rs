@@ -8,7 +8,10 @@
 //! early stop here), and at iterations 1, 2, 4, … the ELBO of N(x, H) is
 //! estimated with `qnmc::lbfgs::elbo_estimate` (4 antithetic draws from one
 //! vector of normals, the same at every point). One line per seed:
-//! `iteration:ELBO(U)` for each scored point, then where the path ended.
+//! `iteration:ELBO(U, ½ log det H, ‖∇U‖ against the initial point's, target
+//! evaluations so far)` for each scored point, then where the path ended.
+//! The path runs on past the warm-up's early stops (the ELBO going down,
+//! ‖∇U‖ growing past `NECK_GRADIENT_GROWTH` times the initial point's).
 //!
 //! ```sh
 //! cargo run --release -p qnmc-host --example elbo_along_path -- TARGET [SEEDS]
@@ -89,8 +92,11 @@ fn main() {
                     let half_log_det = 0.5 * memory.log_det_inverse_hessian();
                     let _ = write!(
                         line,
-                        " {}:{elbo:.1}(U {:.1}, ½log det H {half_log_det:.1})",
-                        at.iterations, at.potential
+                        " {}:{elbo:.1}(U {:.1}, ½log det H {half_log_det:.1}, ‖∇U‖/‖∇U₀‖ {:.3}, {} evaluations)",
+                        at.iterations,
+                        at.potential,
+                        at.gradient_reduction(),
+                        at.gradient_evaluations
                     );
                 }
                 true

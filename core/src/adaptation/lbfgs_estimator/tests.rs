@@ -83,9 +83,11 @@ fn no_more_conjugate_pairs_than_dimensions() {
 /// A centred hierarchy's U falls without bound as its scale goes to
 /// zero; here U = ½a² + ½b²e^{−2s} − s (one group b of scale eˢ with the
 /// Jacobian of s = log scale), which tends to −∞ along b = 0, s → −∞.
-/// The optimisation runs out of iterations without converging, and the
-/// chain keeps its start and the gradient-scaled diagonal; a bounded
-/// target (s's prior added) converges and moves the start.
+/// The optimisation stops on its way down, unconverged, once ‖∇U‖ has grown
+/// `NECK_GRADIENT_GROWTH` times (measured: 27 evaluations; 1000 without
+/// that stop), and the chain keeps its start and the gradient-scaled
+/// diagonal; a bounded target (s's prior added) converges and moves the
+/// start.
 #[test]
 fn an_optimisation_that_does_not_converge_moves_nothing() {
     struct Neck {
@@ -124,7 +126,7 @@ fn an_optimisation_that_does_not_converge_moves_nothing() {
         } else {
             assert_eq!(moved_to, start);
             assert_eq!(format!("{metric:?}"), initial);
-            assert!(evaluations >= OPTIMIZATION_EVALUATIONS, "{evaluations}");
+            assert!(evaluations < OPTIMIZATION_EVALUATIONS / 10, "{evaluations}");
         }
         // The host restarts chains that report no optimum from one that found one.
         assert_eq!(estimator.started_at_optimum(), prior);
