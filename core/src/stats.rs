@@ -22,6 +22,14 @@ pub struct StepStats<T> {
     pub pairs_skipped: u32,
     /// The step size used for this draw (HAMCMC's estimator weights ε_t).
     pub step_size: T,
+    /// The Hamiltonian H = U + K of the phase point the draw keeps (Stan's
+    /// `energy__`): U = −log π at the kept state, K = ½ pᵀM⁻¹p of its
+    /// momentum (the proposal's final momentum when it was accepted, else the
+    /// momentum drawn at the start of the draw). `None` for samplers without
+    /// a Hamiltonian of the target (Metropolis, MH-BFGS, HAMCMC, the
+    /// stochastic-gradient recipe family, and AMAGOLD, whose test weighs U
+    /// against the ratio of its damped, noisy proposal densities).
+    pub energy: Option<T>,
 }
 
 impl<T: Real> StepStats<T> {
@@ -34,6 +42,7 @@ impl<T: Real> StepStats<T> {
             gradient_evaluations: 0,
             pairs_skipped: 0,
             step_size,
+            energy: None,
         }
     }
 }

@@ -44,13 +44,41 @@ pub struct ChainDraws {
     /// NUTS only (empty otherwise): tree depth of each kept transition
     /// (Stan's `treedepth__`).
     pub tree_depth: Vec<u32>,
-    /// NUTS only (empty otherwise): Hamiltonian energy H at each kept draw
-    /// (Stan's `energy__`), for E-BFMI.
+    /// `energy__`, for the samplers with a Hamiltonian (NUTS, HMC, QNHMC,
+    /// HMC-BFGS; empty otherwise): H = U + ½pᵀM⁻¹p at each kept draw, U the
+    /// potential (−`lp__`: −log density on the unconstrained scale, Jacobians
+    /// included) and p the momentum the kept state had on its trajectory (the
+    /// momentum drawn at the start when the draw stayed put), as in Stan.
+    /// E-BFMI is computed from it.
     pub energy: Vec<f64>,
+    /// NUTS only, when its warm-up adapted: the metric it then kept, as
+    /// CmdStan's adaptation block writes it.
+    pub adapted_metric: Option<AdaptedMetric>,
     /// Set when the chain's first start found a minor mode, no optimum, or
     /// an optimum the secants could not measure, and it started again from another chain's initial point
     /// ([`crate::run::MINOR_MODE_LOG_MASS`]).
     pub restart: Option<ChainRestart>,
+}
+
+/// Largest dimension whose dense inverse metric (quasi-Newton or dense)
+/// is written into the CmdStan files (n lines of n numbers).
+pub const MAX_WRITTEN_METRIC_DIMENSION: usize = 100;
+
+/// NUTS's metric M after warm-up, by its inverse M⁻¹ (what CmdStan's
+/// adaptation block lists).
+#[derive(Debug, Clone, PartialEq)]
+pub enum AdaptedMetric {
+    /// M = I (CmdStan's `unit_e`).
+    Unit,
+    /// The diagonal of M⁻¹ (CmdStan's `diag_e`).
+    Diagonal(Vec<f64>),
+    /// M⁻¹, n × n row-major (CmdStan's `dense_e`): the dense metric's, or the
+    /// quasi-Newton metric's, whose M⁻¹ (an L-BFGS inverse Hessian on a
+    /// diagonal base) is a dense matrix kept fixed after warm-up.
+    Dense(Vec<f64>),
+    /// A quasi-Newton metric above [`MAX_WRITTEN_METRIC_DIMENSION`]: its
+    /// n × n M⁻¹ is not written.
+    NotWritten,
 }
 
 /// A chain of NUTS with the quasi-Newton metric that started again from

@@ -1,6 +1,9 @@
 //! ArviZ reads qnmc's CmdStan CSV files and computes the same bulk ESS and
 //! R̂ as `qnmc_host::diagnostics`; CmdStanPy reads the same files back to the
-//! bit.
+//! bit. On a NUTS run of the runner (CmdStan's NUTS columns, `treedepth__`
+//! and `energy__` included, and its adaptation block) ArviZ computes the
+//! same E-BFMI as `qnmc_host::output::ebfmi` and draws its energy plot, and
+//! CmdStanPy reads every column, the step size and the inverse metric.
 //!
 //! Each test runs only where its Python package imports; otherwise it prints
 //! why it skipped, unless `QNMC_REQUIRE_ARVIZ=1` (for ArviZ) or
@@ -13,7 +16,9 @@ use std::process::Command;
 use qnmc::{Hmc, HmcSettings};
 use qnmc_host::diagnostics::{ess_bulk, rank_normalized_rhat};
 use qnmc_host::draws::{ChainDraws, RunDraws};
-use qnmc_host::output::{OutputDir, cmdstan_csv, csv_column_name};
+use qnmc_host::model::Model;
+use qnmc_host::output::{OutputDir, cmdstan_csv, csv_column_name, ebfmi};
+use qnmc_host::run::{Progress, RunSettings, SamplerKind};
 use qnmc_host::targets::CorrelatedGaussian;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
@@ -37,6 +42,9 @@ fn hmc_run() -> RunDraws {
             let mut chain = ChainDraws {
                 chain_id: c + 1,
                 seed,
+                // CmdStanPy refuses a file without warm-up (its default
+                // adapt engaged needs num_warmup > 0).
+                warmup_draws: WARMUP as u64,
                 ..ChainDraws::default()
             };
             for k in 0..WARMUP + DRAWS {
@@ -271,5 +279,212 @@ fn cmdstanpy_reads_our_csv_back_exactly() {
     }
     let lp: Vec<f64> = run.chains.iter().flat_map(|c| c.lp.clone()).collect();
     assert_eq!(column("lp__"), lp);
+    std::fs::remove_dir_all(&folder).unwrap();
+}
+
+/// N(0, diag(1, 4, 9)) as a runner model.
+struct ScaledNormal;
+
+impl Model for ScaledNormal {
+    fn name(&self) -> String {
+        "scaled-normal".into()
+    }
+    fn dimension(&self) -> usize {
+        3
+    }
+    fn potential_and_gradient(&self, x: &[f64], g: &mut [f64]) -> f64 {
+        let mut u = 0.0;
+        for i in 0..3 {
+            let variance = ((i + 1) * (i + 1)) as f64;
+            g[i] = x[i] / variance;
+            u += 0.5 * x[i] * x[i] / variance;
+        }
+        u
+    }
+}
+
+/// 4 chains × 1000 NUTS draws of [`ScaledNormal`] by the runner (the default
+/// quasi-Newton metric, written as CmdStan's `dense_e`).
+fn nuts_run() -> RunDraws {
+    let settings = RunSettings {
+        chains: CHAINS,
+        warmup: 500,
+        draws: DRAWS,
+        seed: 45,
+        ..RunSettings::default()
+    };
+    qnmc_host::run::run(
+        &ScaledNormal,
+        SamplerKind::Nuts,
+        &settings,
+        &Progress::hidden(),
+    )
+    .unwrap()
+}
+
+/// `arviz.from_cmdstan` on NUTS files, then `az.bfmi` (printed per chain)
+/// and `az.plot_energy` (saved to the first argument, Agg backend).
+const ARVIZ_ENERGY_SCRIPT: &str = r#"
+import sys, matplotlib
+matplotlib.use("Agg")
+import arviz as az
+idata = az.from_cmdstan(posterior=sys.argv[2:])
+print("stats", " ".join(sorted(idata.sample_stats.data_vars)))
+print("bfmi", " ".join(repr(float(b)) for b in az.bfmi(idata)))
+ax = az.plot_energy(idata)
+ax.figure.savefig(sys.argv[1])
+"#;
+
+#[test]
+fn arviz_reads_nuts_energy_for_bfmi_and_the_energy_plot() {
+    if !should_run("arviz", "QNMC_REQUIRE_ARVIZ") {
+        return;
+    }
+    let run = nuts_run();
+    let (folder, paths) = write_chain_files(&run, "arviz-energy");
+    let plot = folder.join("energy.png");
+    let output = Command::new("python3")
+        .args(["-c", ARVIZ_ENERGY_SCRIPT])
+        .arg(&plot)
+        .args(&paths)
+        .output()
+        .expect("python3 ran a moment ago");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "ArviZ failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    eprintln!("{stdout}");
+    let field = |key: &str| -> Vec<String> {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{key} ")))
+            .unwrap_or_else(|| panic!("no {key} line in:\n{stdout}"))
+            .split(' ')
+            .map(str::to_string)
+            .collect()
+    };
+    let stats = field("stats");
+    for stat in ["energy", "tree_depth", "n_steps", "diverging", "lp"] {
+        assert!(
+            stats.iter().any(|s| s == stat),
+            "{stat} missing from {stats:?}"
+        );
+    }
+    let bfmi: Vec<f64> = field("bfmi").iter().map(|v| v.parse().unwrap()).collect();
+    assert_eq!(bfmi.len(), CHAINS);
+    for (theirs, chain) in bfmi.iter().zip(&run.chains) {
+        let ours = ebfmi(&chain.energy);
+        assert!(
+            ((theirs - ours) / ours).abs() < 1e-9,
+            "E-BFMI: ArviZ {theirs}, ours {ours}"
+        );
+        // NUTS on a Gaussian: well above the 0.3 warning level.
+        assert!(ours > 0.5, "E-BFMI {ours}");
+    }
+    let png = std::fs::read(&plot).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 1000,
+        "no energy plot"
+    );
+    std::fs::remove_dir_all(&folder).unwrap();
+}
+
+/// `cmdstanpy.from_csv` on NUTS files: the draws of every column, then the
+/// metric type, the step sizes and the inverse metrics of the chains.
+const CMDSTANPY_NUTS_SCRIPT: &str = r#"
+import sys, cmdstanpy
+fit = cmdstanpy.from_csv(sys.argv[1:])
+frame = fit.draws_pd()
+for name in frame.columns:
+    print("column", name, " ".join(repr(float(v)) for v in frame[name]))
+print("metric_type", fit.metric_type)
+print("step_size", " ".join(repr(float(v)) for v in fit.step_size))
+print("inv_metric", " ".join(repr(float(v)) for v in fit.inv_metric.ravel()))
+print("divergences", " ".join(str(int(v)) for v in fit.divergences))
+"#;
+
+#[test]
+fn cmdstanpy_reads_a_nuts_run_with_its_adaptation() {
+    if !should_run("cmdstanpy", "QNMC_REQUIRE_CMDSTANPY") {
+        return;
+    }
+    let run = nuts_run();
+    let (folder, paths) = write_chain_files(&run, "cmdstanpy-nuts");
+    let output = Command::new("python3")
+        .args(["-c", CMDSTANPY_NUTS_SCRIPT])
+        .args(&paths)
+        .output()
+        .expect("python3 ran a moment ago");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "CmdStanPy failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let line = |prefix: &str| -> Vec<String> {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no line {prefix:?} in CmdStanPy's output"))
+            .split(' ')
+            .map(str::to_string)
+            .collect()
+    };
+    let numbers =
+        |prefix: &str| -> Vec<f64> { line(prefix).iter().map(|v| v.parse().unwrap()).collect() };
+    let all = |pick: &dyn Fn(&ChainDraws) -> Vec<f64>| -> Vec<f64> {
+        run.chains.iter().flat_map(pick).collect()
+    };
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(
+        bits(&numbers("column lp__ ")),
+        bits(&all(&|c| c.lp.clone()))
+    );
+    assert_eq!(
+        bits(&numbers("column energy__ ")),
+        bits(&all(&|c| c.energy.clone()))
+    );
+    assert_eq!(
+        numbers("column treedepth__ "),
+        all(&|c| c.tree_depth.iter().map(|&d| f64::from(d)).collect())
+    );
+    assert_eq!(
+        numbers("column n_leapfrog__ "),
+        all(&|c| c.n_leapfrog.iter().map(|&d| f64::from(d)).collect())
+    );
+    for (j, name) in run.names.iter().enumerate() {
+        let theirs = numbers(&format!("column {name} "));
+        assert_eq!(bits(&theirs), bits(&run.chains_of(j).concat()), "{name}");
+    }
+    assert_eq!(line("metric_type "), ["dense_e"]);
+    let step_sizes = numbers("step_size ");
+    for (theirs, chain) in step_sizes.iter().zip(&run.chains) {
+        assert_eq!(*theirs, chain.step_size[0]);
+    }
+    // CHAINS inverse metrics of 3 × 3, each symmetric with a positive
+    // diagonal.
+    let inverse = numbers("inv_metric ");
+    assert_eq!(inverse.len(), CHAINS * 9);
+    for m in inverse.chunks(9) {
+        for i in 0..3 {
+            assert!(m[i * 3 + i] > 0.0, "{m:?}");
+            for j in 0..3 {
+                let (a, b) = (m[i * 3 + j], m[j * 3 + i]);
+                assert!((a - b).abs() <= 1e-9 * (a.abs() + b.abs()), "{m:?}");
+            }
+        }
+    }
+    let divergences: Vec<usize> = line("divergences ")
+        .iter()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let ours: Vec<usize> = run
+        .chains
+        .iter()
+        .map(|c| c.divergent.iter().filter(|&&d| d).count())
+        .collect();
+    assert_eq!(divergences, ours);
     std::fs::remove_dir_all(&folder).unwrap();
 }

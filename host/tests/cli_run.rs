@@ -64,11 +64,27 @@ fn run_writes_csvs_and_a_summary_that_parse() {
         let draws = read_cmdstan_csv(&text).unwrap();
         assert_eq!(draws.rows(), 150);
         assert_eq!(
+            draws.column_names[..6],
+            [
+                "lp__",
+                "accept_stat__",
+                "stepsize__",
+                "n_leapfrog__",
+                "divergent__",
+                "energy__"
+            ],
+            "CmdStan's sampler columns without treedepth__ (QNHMC builds no tree; it has a Hamiltonian, so energy__)"
+        );
+        assert_eq!(
             draws.column_names.len(),
-            5 + 9,
-            "lp__ and 4 sampler columns, then 9 quantities: {:?}",
+            6 + 9,
+            "6 sampler columns, then 9 quantities: {:?}",
             draws.column_names
         );
+        // energy__ = U + K ≥ U = −lp__.
+        let lp = draws.column("lp__").unwrap();
+        let energy = draws.column("energy__").unwrap();
+        assert!(lp.iter().zip(&energy).all(|(l, h)| h + l >= -1e-9));
         assert!(draws.column("lp__").unwrap().iter().all(|v| v.is_finite()));
         chains.push(draws);
     }

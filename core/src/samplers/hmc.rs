@@ -290,6 +290,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>> Hmc<T, D, K> {
         stats.acceptance_probability = decision.probability;
         stats.energy_error = decision.energy_error;
         stats.divergent = decision.divergent;
+        stats.energy = Some(if decision.accepted { h1 } else { h0 });
         if decision.accepted {
             self.position[..n].copy_from_slice(&point.position[..n]);
             self.gradient[..n].copy_from_slice(&point.gradient[..n]);

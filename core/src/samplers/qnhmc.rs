@@ -425,6 +425,7 @@ impl<T: Real, const D: usize, const M: usize> Qnhmc<T, D, M> {
         stats.acceptance_probability = decision.probability;
         stats.energy_error = decision.energy_error;
         stats.divergent = decision.divergent;
+        stats.energy = Some(if decision.accepted { h1 } else { h0 });
         stats.pairs_skipped = skipped;
         self.memory.count_skipped(skipped);
         if decision.accepted {

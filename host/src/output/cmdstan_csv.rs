@@ -8,16 +8,53 @@
 use std::fmt::Write as _;
 
 use super::float_text;
-use crate::draws::RunDraws;
+use crate::draws::{AdaptedMetric, MAX_WRITTEN_METRIC_DIMENSION, RunDraws};
 
-/// The sampler columns qnmc writes before the quantities, in order.
-pub const SAMPLER_COLUMNS: [&str; 5] = [
+/// CmdStan's NUTS sampler columns, in CmdStan's order. A file has these
+/// before the quantities, without the ones its run does not record (see
+/// [`sampler_columns`]).
+pub const SAMPLER_COLUMNS: [&str; 7] = [
     "lp__",
     "accept_stat__",
     "stepsize__",
+    "treedepth__",
     "n_leapfrog__",
     "divergent__",
+    "energy__",
 ];
+
+/// The sampler columns of `run`'s files: [`SAMPLER_COLUMNS`] in CmdStan's
+/// order, with `treedepth__` only for NUTS (a run with a maximum tree depth,
+/// or chains that recorded tree depths) and `energy__` only when the chains
+/// recorded energies (the samplers with a Hamiltonian,
+/// [`SamplerKind::has_hamiltonian`](crate::run::SamplerKind::has_hamiltonian)).
+/// Every chain's file of a run has the same columns.
+///
+/// ```
+/// use qnmc_host::draws::{ChainDraws, RunDraws};
+/// use qnmc_host::output::sampler_columns;
+///
+/// let mut run = RunDraws { chains: vec![ChainDraws::default()], ..RunDraws::default() };
+/// assert_eq!(
+///     sampler_columns(&run),
+///     ["lp__", "accept_stat__", "stepsize__", "n_leapfrog__", "divergent__"]
+/// );
+/// run.chains[0].energy = vec![3.5];
+/// assert_eq!(sampler_columns(&run).last(), Some(&"energy__"));
+/// ```
+pub fn sampler_columns(run: &RunDraws) -> Vec<&'static str> {
+    let depths =
+        run.max_tree_depth.is_some() || run.chains.iter().any(|c| !c.tree_depth.is_empty());
+    let energies = run.chains.iter().any(|c| !c.energy.is_empty());
+    SAMPLER_COLUMNS
+        .into_iter()
+        .filter(|&c| match c {
+            "treedepth__" => depths,
+            "energy__" => energies,
+            _ => true,
+        })
+        .collect()
+}
 
 /// The CmdStan CSV file of chain `chain_index` (0-based index into
 /// `run.chains`).
@@ -35,18 +72,35 @@ pub const SAMPLER_COLUMNS: [&str; 5] = [
 ///    metric;
 ///    [`StepSizeOrigin::Adapted`](crate::draws::StepSizeOrigin::Adapted)), with `delta` the target
 ///    acceptance; `thin` is the setting `thin`, else 1; `save_warmup` is
-///    false (only kept draws are written);
-/// 2. the header line: the sampler columns `lp__`, `accept_stat__`,
-///    `stepsize__`, `n_leapfrog__`, `divergent__`, then the quantities with
-///    Stan's CSV names (`w.1` for `w[1]`, `a.2.3` for `a[2,3]`).
-///    CmdStan's NUTS also writes `treedepth__` and `energy__`; qnmc's samplers
-///    build no tree and do not record the Hamiltonian, so those columns are
-///    left out rather than filled with made-up numbers (CmdStan's own static
-///    HMC and fixed-parameter outputs omit columns the same way; readers take
-///    every column ending in `__` as a sampler statistic);
-/// 3. one line per kept draw, each number in its shortest text that reads
+///    false (only kept draws are written); NUTS adds CmdStan's `max_depth`
+///    and, when its warm-up adapted, `metric` (CmdStan's name, see 3). The
+///    `qnmc` section writes the run's `metric` setting as `metric_kind`, as
+///    readers take the last line containing `metric =` for CmdStan's;
+/// 2. the header line: the sampler columns ([`sampler_columns`]) in
+///    CmdStan's NUTS order `lp__`, `accept_stat__`, `stepsize__`,
+///    `treedepth__`, `n_leapfrog__`, `divergent__`, `energy__`, then the
+///    quantities with Stan's CSV names (`w.1` for `w[1]`, `a.2.3` for
+///    `a[2,3]`). `treedepth__` (valid doublings of the trajectory) is
+///    written for NUTS only and `energy__` (the Hamiltonian H = U + ½pᵀM⁻¹p
+///    of the kept draw, with U = −`lp__`) for the samplers that integrate a
+///    Hamiltonian (NUTS, HMC, QNHMC, HMC-BFGS); the other samplers build no
+///    tree or have no such energy, so those columns are left out rather than
+///    filled with made-up numbers (CmdStan's own static HMC and
+///    fixed-parameter outputs omit columns the same way; readers take every
+///    column ending in `__` as a sampler statistic). CmdStan's static HMC
+///    also writes `int_time__` (ε × steps); qnmc does not, its
+///    `n_leapfrog__` says the steps;
+/// 3. for a NUTS chain whose warm-up adapted
+///    ([`ChainDraws::adapted_metric`](crate::draws::ChainDraws)), CmdStan's
+///    adaptation block: `Adaptation terminated`, `Step size = ε` and the
+///    inverse metric M⁻¹ as CmdStan lists it for `unit_e` (nothing),
+///    `diag_e` (its diagonal) or `dense_e` (its rows; the quasi-Newton
+///    metric's M⁻¹ is dense and fixed after warm-up, written up to
+///    [`MAX_WRITTEN_METRIC_DIMENSION`]; above, a line says it is not
+///    written, and the header has no `metric`);
+/// 4. one line per kept draw, each number in its shortest text that reads
 ///    back to the same `f64` (see [`float_text`]);
-/// 4. the `Elapsed Time` trailer with warm-up, sampling and total seconds.
+/// 5. the `Elapsed Time` trailer with warm-up, sampling and total seconds.
 ///
 /// # Panics
 ///
@@ -68,14 +122,15 @@ pub const SAMPLER_COLUMNS: [&str; 5] = [
 ///         step_size: vec![0.1, 0.1],
 ///         n_leapfrog: vec![10, 10],
 ///         divergent: vec![false, true],
+///         energy: vec![2.0, 1.5],
 ///         values: vec![0.5, 2.0, -0.125, 3.0],
 ///         ..ChainDraws::default()
 ///     }],
 ///     ..RunDraws::default()
 /// };
 /// let text = cmdstan_csv(&run, 0);
-/// assert!(text.contains("\nlp__,accept_stat__,stepsize__,n_leapfrog__,divergent__,w.1,sigma\n"));
-/// assert!(text.contains("\n-0.25,1,0.1,10,1,-0.125,3\n"));
+/// assert!(text.contains("\nlp__,accept_stat__,stepsize__,n_leapfrog__,divergent__,energy__,w.1,sigma\n"));
+/// assert!(text.contains("\n-0.25,1,0.1,10,1,1.5,-0.125,3\n"));
 /// let back = read_cmdstan_csv(&text).unwrap();
 /// assert_eq!(back.column("w.1").unwrap(), vec![0.5, -0.125]);
 /// ```
@@ -117,6 +172,12 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
         line(&format!("#       delta = {delta}"));
     }
     line(&format!("#     algorithm = {}", one_line(&run.sampler)));
+    if let Some(depth) = run.max_tree_depth {
+        line(&format!("#       max_depth = {depth}"));
+    }
+    if let Some(name) = chain.adapted_metric.as_ref().and_then(cmdstan_metric_name) {
+        line(&format!("#       metric = {name}"));
+    }
     line(&format!("#     num_chains = {}", run.chains.len()));
     line(&format!("# id = {}", chain.chain_id));
     line("# random");
@@ -127,27 +188,50 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
     line(&format!("#   target = {}", one_line(&run.target)));
     line(&format!("#   sampler = {}", one_line(&run.sampler)));
     for (key, value) in &run.settings {
+        // CmdStan's `metric` (above) names a metric of its own; readers
+        // take the last line containing `metric =` (CmdStanPy), so qnmc's
+        // says what it is under a key that does not end in `metric`.
+        let key = if key == "metric" { "metric_kind" } else { key };
         line(&format!("#   {} = {}", one_line(key), one_line(value)));
     }
 
-    let mut header: Vec<String> = SAMPLER_COLUMNS.iter().map(|c| c.to_string()).collect();
+    let columns = sampler_columns(run);
+    let mut header: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
     header.extend(run.names.iter().map(|n| csv_column_name(n)));
     line(&header.join(","));
+    if let Some(metric) = &chain.adapted_metric {
+        adaptation_block(&mut line, chain.step_size.first().copied(), metric);
+    }
 
     let quantities = run.names.len();
     let mut row = String::new();
     for i in 0..chain.len() {
         row.clear();
         let stat = |v: Option<&f64>| float_text(v.copied().unwrap_or(f64::NAN));
-        let _ = write!(
-            row,
-            "{},{},{},{},{}",
-            stat(chain.lp.get(i)),
-            stat(chain.accept_stat.get(i)),
-            stat(chain.step_size.get(i)),
-            chain.n_leapfrog.get(i).copied().unwrap_or(0),
-            u8::from(chain.divergent.get(i).copied().unwrap_or(false)),
-        );
+        for (k, column) in columns.iter().enumerate() {
+            if k > 0 {
+                row.push(',');
+            }
+            match *column {
+                "lp__" => row.push_str(&stat(chain.lp.get(i))),
+                "accept_stat__" => row.push_str(&stat(chain.accept_stat.get(i))),
+                "stepsize__" => row.push_str(&stat(chain.step_size.get(i))),
+                // A chain that recorded no depth here (none does within one
+                // NUTS run) writes 0, as for n_leapfrog__.
+                "treedepth__" => {
+                    let _ = write!(row, "{}", chain.tree_depth.get(i).copied().unwrap_or(0));
+                }
+                "n_leapfrog__" => {
+                    let _ = write!(row, "{}", chain.n_leapfrog.get(i).copied().unwrap_or(0));
+                }
+                "divergent__" => {
+                    let divergent = chain.divergent.get(i).copied().unwrap_or(false);
+                    let _ = write!(row, "{}", u8::from(divergent));
+                }
+                // energy__, the last of SAMPLER_COLUMNS.
+                _ => row.push_str(&stat(chain.energy.get(i))),
+            }
+        }
         for j in 0..quantities {
             row.push(',');
             row.push_str(&float_text(
@@ -178,6 +262,50 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
     ));
     line("# ");
     out
+}
+
+/// CmdStan's name of a NUTS metric (`None`: one CmdStan has no name for
+/// whose inverse is not written).
+fn cmdstan_metric_name(metric: &AdaptedMetric) -> Option<&'static str> {
+    match metric {
+        AdaptedMetric::Unit => Some("unit_e"),
+        AdaptedMetric::Diagonal(_) => Some("diag_e"),
+        AdaptedMetric::Dense(_) => Some("dense_e"),
+        AdaptedMetric::NotWritten => None,
+    }
+}
+
+/// CmdStan's adaptation block after the header: the step size the warm-up
+/// ended with and the inverse metric (CmdStanPy and ArviZ read both).
+fn adaptation_block(line: &mut impl FnMut(&str), step_size: Option<f64>, metric: &AdaptedMetric) {
+    let numbers = |row: &[f64]| {
+        row.iter()
+            .map(|&v| float_text(v))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    line("# Adaptation terminated");
+    line(&format!(
+        "# Step size = {}",
+        float_text(step_size.unwrap_or(f64::NAN))
+    ));
+    match metric {
+        AdaptedMetric::Unit => line("# No free parameters for unit metric"),
+        AdaptedMetric::Diagonal(diagonal) => {
+            line("# Diagonal elements of inverse mass matrix:");
+            line(&format!("# {}", numbers(diagonal)));
+        }
+        AdaptedMetric::Dense(inverse) => {
+            line("# Elements of inverse mass matrix:");
+            let n = (inverse.len() as f64).sqrt().round() as usize;
+            for row in inverse.chunks(n.max(1)) {
+                line(&format!("# {}", numbers(row)));
+            }
+        }
+        AdaptedMetric::NotWritten => line(&format!(
+            "# Quasi-Newton inverse metric: not written above dimension {MAX_WRITTEN_METRIC_DIMENSION}"
+        )),
+    }
 }
 
 /// Seconds as CmdStan prints them (three decimals; a non-finite or negative
@@ -288,6 +416,7 @@ mod tests {
                     gradient_evaluations: 5027,
                     tree_depth: Vec::new(),
                     energy: Vec::new(),
+                    adapted_metric: None,
                     restart: None,
                 },
                 ChainDraws::default(),
@@ -329,6 +458,61 @@ mod tests {
         for l in &lines[header + 1..header + 4] {
             assert_eq!(l.split(',').count(), 8, "{l}");
         }
+    }
+
+    /// A NUTS run's file has CmdStan's NUTS columns in CmdStan's order, and
+    /// treedepth__ and energy__ read back as written.
+    #[test]
+    fn nuts_files_have_cmdstans_columns_in_cmdstans_order() {
+        let mut run = tricky_run();
+        run.sampler = "nuts".into();
+        run.max_tree_depth = Some(10);
+        run.chains[0].tree_depth = vec![3, 4, 0];
+        run.chains[0].energy = vec![1.25, 2.5, f64::INFINITY];
+        let text = cmdstan_csv(&run, 0);
+        let lines: Vec<&str> = text.lines().collect();
+        let header = lines.iter().position(|l| !l.starts_with('#')).unwrap();
+        assert_eq!(
+            lines[header],
+            "lp__,accept_stat__,stepsize__,treedepth__,n_leapfrog__,divergent__,energy__,w.1,w.2,sigma"
+        );
+        assert_eq!(
+            lines[header + 3],
+            "-inf,0,0.25,0,7,1,inf,-5e-324,1.4142135623730951,inf"
+        );
+        let back = read_cmdstan_csv(&text).unwrap();
+        assert_eq!(back.column("treedepth__").unwrap(), vec![3.0, 4.0, 0.0]);
+        assert_eq!(
+            back.column("energy__").unwrap(),
+            vec![1.25, 2.5, f64::INFINITY]
+        );
+        // The chain without draws has the same header.
+        let empty = read_cmdstan_csv(&cmdstan_csv(&run, 1)).unwrap();
+        assert_eq!(empty.column_names, back.column_names);
+        // Reassembled, the run keeps both statistics.
+        let again = crate::output::run_draws_from_cmdstan(&[back]).unwrap();
+        assert_eq!(again.chains[0].tree_depth, vec![3, 4, 0]);
+        assert_eq!(again.chains[0].energy, run.chains[0].energy);
+    }
+
+    /// A sampler with a Hamiltonian but no tree (HMC) writes energy__, not
+    /// treedepth__.
+    #[test]
+    fn hmc_files_have_energy_but_no_tree_depth() {
+        let mut run = tricky_run();
+        run.chains[0].energy = vec![1.0, 2.0, 3.0];
+        let columns = sampler_columns(&run);
+        assert_eq!(
+            columns,
+            [
+                "lp__",
+                "accept_stat__",
+                "stepsize__",
+                "n_leapfrog__",
+                "divergent__",
+                "energy__"
+            ]
+        );
     }
 
     #[test]

@@ -256,6 +256,8 @@ pub fn run_draws_from_cmdstan(files: &[CmdStanDraws]) -> Result<RunDraws, String
                 .map(|c| c.iter().map(|&v| v as u32).collect())
                 .unwrap_or_default(),
             energy: file.column("energy__").unwrap_or_default(),
+            // The adaptation block's metric is not read back.
+            adapted_metric: None,
             // A CmdStan CSV does not say.
             restart: None,
         });

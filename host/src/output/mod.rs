@@ -20,7 +20,9 @@ mod summary_table;
 #[cfg(test)]
 mod test_runs;
 
-pub use cmdstan_csv::{SAMPLER_COLUMNS, cmdstan_csv, csv_column_name, quantity_name};
+pub use cmdstan_csv::{
+    SAMPLER_COLUMNS, cmdstan_csv, csv_column_name, quantity_name, sampler_columns,
+};
 pub use cmdstan_read::{CmdStanCsvError, CmdStanDraws, read_cmdstan_csv, run_draws_from_cmdstan};
 pub use error::OutputError;
 pub use float_text::float_text;

@@ -20,8 +20,9 @@
 //! - divergent transitions after warm-up;
 //! - rank-normalised R̂ above [`RHAT_WARNING`] = 1.01 (Vehtari et al. 2021);
 //! - bulk or tail ESS below [`ESS_PER_CHAIN`] = 100 per chain;
-//! - E-BFMI below [`EBFMI_WARNING`] = 0.3 in a chain (NUTS, which reports the
-//!   energy; Betancourt 2016);
+//! - E-BFMI below [`EBFMI_WARNING`] = 0.3 in a chain (the samplers that
+//!   report the energy `energy__`: NUTS, HMC, QNHMC, HMC-BFGS; Betancourt
+//!   2016);
 //! - transitions that hit NUTS's maximum tree depth;
 //! - mean acceptance more than [`ACCEPTANCE_TOLERANCE`] below the target the
 //!   step size was adapted to (or, for the samplers other than NUTS, above
@@ -320,7 +321,7 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
         }
     }
 
-    // E-BFMI and tree depth (NUTS).
+    // E-BFMI (the samplers with energy__) and tree depth (NUTS).
     if run
         .chains
         .iter()

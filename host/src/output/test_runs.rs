@@ -46,6 +46,7 @@ pub(crate) fn gaussian_run(chains: usize, draws: usize, quantities: usize, seed:
                 gradient_evaluations: 10 * draws as u64,
                 tree_depth: Vec::new(),
                 energy: Vec::new(),
+                adapted_metric: None,
                 restart: None,
             }
         })

@@ -545,7 +545,10 @@ where
     if warmup > 0 {
         chain.set_jitter(STEP_SIZE_JITTER)?;
     }
-    Ok(NutsChain { chain, last: None })
+    Ok(NutsChain {
+        chain,
+        last_depth: None,
+    })
 }
 
 /// Perturbed starting points tried per chain before the last one is used
@@ -696,6 +699,11 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
     let mut row = vec![0.0; quantities];
     let mut gradient = qnmc::in_place::zeroed_box::<[f64; D]>();
     let moved = target.moved_dimension();
+    // energy__: H = U + K at the kept draw, for the samplers with a
+    // Hamiltonian. They all move the model's coordinates only; with
+    // auxiliaries H would be that of the padded target, not the model's, so
+    // none is recorded then.
+    let records_energy = kind.has_hamiltonian() && moved == n;
     let sampling_iterations = s.draws * s.thin;
     let warmup_clock = Instant::now();
     let mut sampling_clock = Instant::now();
@@ -737,6 +745,7 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
                 gradient_evaluations: 1,
                 pairs_skipped: 0,
                 step_size: f64::NAN,
+                energy: None,
             },
         };
         chain.gradient_evaluations += u64::from(stats.gradient_evaluations);
@@ -767,9 +776,12 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
             chain.step_size.push(stats.step_size);
             chain.n_leapfrog.push(stats.gradient_evaluations);
             chain.divergent.push(stats.divergent);
-            if let Some((depth, energy)) = sampler.tree_and_energy() {
+            if let Some(depth) = sampler.tree_depth() {
                 chain.tree_depth.push(depth);
-                chain.energy.push(energy);
+            }
+            if records_energy {
+                // A refused step (no statistics) has no energy: NaN.
+                chain.energy.push(stats.energy.unwrap_or(f64::NAN));
             }
             job.model.constrain(&x[..n], &mut row);
             chain.values.extend_from_slice(&row);
@@ -782,6 +794,9 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
         }
     }
     job.progress.advance(unreported);
+    if kind == SamplerKind::Nuts && s.step_size.is_none() && chain.warmup_draws > 0 {
+        chain.adapted_metric = sampler.adapted_metric(s.metric_for(kind), n);
+    }
     chain.lp_seconds = lp_seconds;
     chain.sampling_seconds = (sampling_clock.elapsed().as_secs_f64() - lp_seconds).max(0.0);
     Ok(())

@@ -88,6 +88,20 @@ impl SamplerKind {
         self.entry().exact
     }
 
+    /// `true` for the samplers whose transition integrates a Hamiltonian
+    /// H = U + ½pᵀM⁻¹p of the target and tests it (NUTS, HMC, QNHMC,
+    /// HMC-BFGS): they report H at each kept draw, CmdStan's `energy__`.
+    /// MH-BFGS has no momentum, the stochastic-gradient samplers no
+    /// Metropolis test on H, and AMAGOLD's and L2MC's test weighs U against
+    /// the ratio of their noisy, damped proposal densities instead of a
+    /// kinetic energy, so their draws have no such energy.
+    pub fn has_hamiltonian(self) -> bool {
+        matches!(
+            self,
+            SamplerKind::Nuts | SamplerKind::Hmc | SamplerKind::Qnhmc | SamplerKind::HmcBfgs
+        )
+    }
+
     /// `true` when the sampler uses minibatch (stochastic) gradients.
     pub fn uses_minibatches(self) -> bool {
         self.entry().minibatches

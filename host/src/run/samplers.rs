@@ -5,8 +5,11 @@ use qnmc::samplers::recipe::ConstantInverseMetric;
 use qnmc::{Amagold, Error, HmcBfgs, MhBfgs, Sampler, Step, StepStats};
 
 use super::pilot::MAX_PILOT_DIMENSION;
+use crate::draws::{AdaptedMetric, MAX_WRITTEN_METRIC_DIMENSION};
+use crate::metric_kind::MetricKind;
 use crate::model::{ModelRng, PaddedModel};
 use qnmc::adaptation::{AdaptiveNuts, MetricEstimator};
+use qnmc::metric::Metric;
 
 /// Walkers of the HMC-BFGS and MH-BFGS ensembles.
 pub const ENSEMBLE_WALKERS: usize = 8;
@@ -36,8 +39,14 @@ pub(crate) trait ChainSampler<const D: usize> {
     fn is_warming_up(&self) -> Option<bool> {
         None
     }
-    /// NUTS only: tree depth and Hamiltonian energy of the last transition.
-    fn tree_and_energy(&self) -> Option<(u32, f64)> {
+    /// NUTS only: tree depth of the last transition.
+    fn tree_depth(&self) -> Option<u32> {
+        None
+    }
+    /// NUTS only: its metric, of `kind` on the model's `n` coordinates, as
+    /// the CmdStan files write it.
+    fn adapted_metric(&self, kind: MetricKind, n: usize) -> Option<AdaptedMetric> {
+        let _ = (kind, n);
         None
     }
 }
@@ -74,8 +83,8 @@ where
 /// is every gradient the chain spent.
 pub(crate) struct NutsChain<const D: usize, E: MetricEstimator<f64, D>> {
     pub(crate) chain: Box<AdaptiveNuts<f64, D, E>>,
-    /// Tree depth and energy of the last transition.
-    pub(crate) last: Option<(u32, f64)>,
+    /// Tree depth of the last transition.
+    pub(crate) last_depth: Option<u32>,
 }
 
 impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D, E> {
@@ -87,7 +96,7 @@ impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D
         let warming_up = self.chain.is_warming_up();
         let before = self.chain.warmup_gradient_evaluations();
         let nuts = self.chain.step(target, rng);
-        self.last = Some((nuts.tree_depth, nuts.energy));
+        self.last_depth = Some(nuts.tree_depth);
         let mut stats = nuts.step_stats();
         if warming_up {
             let spent = self.chain.warmup_gradient_evaluations() - before;
@@ -107,8 +116,35 @@ impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D
     fn is_warming_up(&self) -> Option<bool> {
         Some(self.chain.is_warming_up())
     }
-    fn tree_and_energy(&self) -> Option<(u32, f64)> {
-        self.last
+    fn tree_depth(&self) -> Option<u32> {
+        self.last_depth
+    }
+    fn adapted_metric(&self, kind: MetricKind, n: usize) -> Option<AdaptedMetric> {
+        let metric = self.chain.sampler().metric();
+        // M⁻¹ e_j, column by column (boxed: D may be 2¹⁴).
+        let mut unit = qnmc::in_place::zeroed_box::<[f64; D]>();
+        let mut column = qnmc::in_place::zeroed_box::<[f64; D]>();
+        Some(match kind {
+            MetricKind::Identity => AdaptedMetric::Unit,
+            MetricKind::Diagonal => {
+                unit[..n].fill(1.0);
+                metric.velocity(&unit, &mut column);
+                AdaptedMetric::Diagonal(column[..n].to_vec())
+            }
+            MetricKind::Dense | MetricKind::Lbfgs if n <= MAX_WRITTEN_METRIC_DIMENSION => {
+                let mut inverse = vec![0.0; n * n];
+                for j in 0..n {
+                    unit[j] = 1.0;
+                    metric.velocity(&unit, &mut column);
+                    unit[j] = 0.0;
+                    for i in 0..n {
+                        inverse[i * n + j] = column[i];
+                    }
+                }
+                AdaptedMetric::Dense(inverse)
+            }
+            MetricKind::Dense | MetricKind::Lbfgs => AdaptedMetric::NotWritten,
+        })
     }
 }
 
@@ -177,6 +213,7 @@ macro_rules! ensemble_sampler {
                     gradient_evaluations: 0,
                     pairs_skipped: 0,
                     step_size: self.0.settings().step_size,
+                    energy: None,
                 });
                 stats.acceptance_probability = acceptance / ENSEMBLE_WALKERS as f64;
                 stats.gradient_evaluations = gradients;

@@ -470,3 +470,66 @@ fn the_window_covariance_applies_up_to_the_storage() {
     };
     assert!(!says(28, &off).0);
 }
+
+/// energy__ is CmdStan's: the Hamiltonian H = U + K of the kept draw, with
+/// U = −lp__ and, for the identity metric, K = ½|p|². So energy__ − (−lp__)
+/// is K ≥ 0, and as the kept phase point is distributed ∝ exp(−H) (NUTS's
+/// multinomial choice and HMC's Metropolis test both keep that law), K is
+/// χ²₉/2 here: mean 9/2 and sd √(9/2). The mean and sd of the 4 × 1000 kept
+/// values must lie within 4 Monte Carlo standard errors (the runner's MCSE
+/// estimates, autocorrelation included) of those; a chance failure has
+/// probability about 10⁻⁴ per check, and the seed is fixed. An energy taken
+/// at the wrong point (the trajectory's start, or U alone) moves the mean
+/// or the sd by far more. The NUTS file's header has CmdStan's NUTS columns
+/// in CmdStan's order.
+#[test]
+fn energy_is_the_kept_draws_hamiltonian() {
+    use crate::diagnostics::{mcse_mean, mcse_sd};
+    for kind in [SamplerKind::Nuts, SamplerKind::Hmc] {
+        // HMC's metric is the identity; NUTS is told to keep it.
+        let settings = RunSettings {
+            metric: (kind == SamplerKind::Nuts).then_some(MetricKind::Identity),
+            ..settings()
+        };
+        let run = run(&Diagonal, kind, &settings, &Progress::hidden()).unwrap();
+        let kinetic: Vec<Vec<f64>> = run
+            .chains
+            .iter()
+            .map(|c| {
+                assert_eq!(c.energy.len(), c.len(), "{kind}");
+                c.energy.iter().zip(&c.lp).map(|(h, lp)| h + lp).collect()
+            })
+            .collect();
+        for k in kinetic.iter().flatten() {
+            // ≥ 0 up to the rounding of H = U + K.
+            assert!(*k >= -1e-9, "{kind}: energy__ − (−lp__) = {k}");
+        }
+        let slices: Vec<&[f64]> = kinetic.iter().map(Vec::as_slice).collect();
+        let all: Vec<f64> = kinetic.concat();
+        let count = all.len() as f64;
+        let mean = all.iter().sum::<f64>() / count;
+        let sd = (all.iter().map(|k| (k - mean).powi(2)).sum::<f64>() / (count - 1.0)).sqrt();
+        let (want_mean, want_sd) = (N as f64 / 2.0, (N as f64 / 2.0).sqrt());
+        let (se_mean, se_sd) = (mcse_mean(&slices), mcse_sd(&slices));
+        eprintln!(
+            "{kind}: K mean {mean:.4} (want {want_mean}, MCSE {se_mean:.4}), sd {sd:.4} (want {want_sd:.4}, MCSE {se_sd:.4})"
+        );
+        assert!(
+            (mean - want_mean).abs() < 4.0 * se_mean,
+            "{kind}: mean kinetic energy {mean}, want {want_mean} ± 4 × {se_mean}"
+        );
+        assert!(
+            (sd - want_sd).abs() < 4.0 * se_sd,
+            "{kind}: sd of the kinetic energy {sd}, want {want_sd} ± 4 × {se_sd}"
+        );
+        let text = crate::output::cmdstan_csv(&run, 0);
+        let header = text.lines().find(|l| !l.starts_with('#')).unwrap();
+        let want = match kind {
+            SamplerKind::Nuts => {
+                "lp__,accept_stat__,stepsize__,treedepth__,n_leapfrog__,divergent__,energy__,"
+            }
+            _ => "lp__,accept_stat__,stepsize__,n_leapfrog__,divergent__,energy__,",
+        };
+        assert!(header.starts_with(want), "{kind}: {header}");
+    }
+}

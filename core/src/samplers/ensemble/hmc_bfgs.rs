@@ -137,7 +137,9 @@ impl<T: Real, const D: usize, const K: usize, const M: usize> HmcBfgs<T, D, K, M
         } else {
             T::INFINITY
         };
-        if accept_or_reject(h0, h1, rng, &mut stats) {
+        let accepted = accept_or_reject(h0, h1, rng, &mut stats);
+        stats.energy = Some(if accepted { h1 } else { h0 });
+        if accepted {
             self.ensemble
                 .set_state(chain, &point.position, &point.gradient, point.potential);
         }

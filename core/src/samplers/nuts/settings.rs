@@ -66,7 +66,10 @@ pub struct NutsStats<T> {
     /// either sign (nuts-rs adapts its step size to this one); 0 for a
     /// divergent step.
     pub symmetric_acceptance_statistic: T,
-    /// H of the new state (Stan's `energy__`).
+    /// H = U + ½pᵀM⁻¹p of the new state with the momentum it had on the
+    /// trajectory (the momentum drawn at the start when the state did not
+    /// move): Stan's `energy__`, U being the target's potential (−log density,
+    /// Jacobians included when the target has them).
     pub energy: T,
     /// H(new state) − H₀.
     pub energy_error: T,
@@ -94,6 +97,7 @@ impl<T: Real> NutsStats<T> {
             gradient_evaluations: self.gradient_evaluations,
             pairs_skipped: 0,
             step_size: self.step_size,
+            energy: Some(self.energy),
         }
     }
 }
