@@ -11,7 +11,8 @@
 //! `iteration:ELBO(U, ½ log det H, ‖∇U‖ against the initial point's, target
 //! evaluations so far)` for each scored point, then where the path ended.
 //! The path runs on past the warm-up's early stops (the ELBO going down,
-//! ‖∇U‖ growing past `NECK_GRADIENT_GROWTH` times the initial point's).
+//! ‖∇U‖ growing past `NECK_GRADIENT_GROWTH` = 100 times the initial
+//! point's); the last line says where ‖∇U‖ first grew that far.
 //!
 //! ```sh
 //! cargo run --release -p qnmc-host --example elbo_along_path -- TARGET [SEEDS]
@@ -77,6 +78,9 @@ fn main() {
         memory.set_dimension(n).expect("1 ≤ n ≤ D");
         let mut line = String::new();
         let mut spent = 0;
+        // Where ‖∇U‖ first exceeded 100 times the start's (the warm-up's
+        // NECK_GRADIENT_GROWTH): iteration and evaluations so far.
+        let mut grew: Option<(u32, u32)> = None;
         let outcome = minimize_observed(
             &padded,
             &start,
@@ -85,6 +89,9 @@ fn main() {
             1000,
             1e-13,
             |at, memory| {
+                if grew.is_none() && at.gradient_reduction() > 100.0 {
+                    grew = Some((at.iterations, at.gradient_evaluations));
+                }
                 if at.iterations.is_power_of_two() {
                     let (elbo, evaluations) =
                         elbo_estimate(&padded, &at.position, memory, &normals, n);
@@ -102,9 +109,17 @@ fn main() {
                 true
             },
         );
+        let growth = match grew {
+            Some((iteration, evaluations)) => {
+                format!(
+                    "‖∇U‖ above 100 × the start's from iteration {iteration} ({evaluations} evaluations)"
+                )
+            }
+            None => "‖∇U‖ never above 100 × the start's".to_string(),
+        };
         match outcome {
             Some(o) => println!(
-                "{target} seed {seed}:{line}\n  end: {} iterations, {} evaluations (+{spent} for the ELBOs), converged {}, U {:.2}",
+                "{target} seed {seed}:{line}\n  end: {} iterations, {} evaluations (+{spent} for the ELBOs), converged {}, U {:.2}; {growth}",
                 o.iterations, o.gradient_evaluations, o.converged, o.potential
             ),
             None => println!("{target} seed {seed}: U or its gradient is not finite at the start"),
