@@ -34,7 +34,10 @@ use crate::model::{Model, ModelRng, PaddedModel};
 /// Jitter of the adapted step sizes: each iteration's ε is drawn uniform on
 /// (0.9 ε̄, 1.1 ε̄]. Independent of the state, so the kept draws stay exact,
 /// and it breaks the periodic trajectories a fixed ε·L can fall into on
-/// near-Gaussian targets (the core's QNHMC notes).
+/// near-Gaussian targets (the core's QNHMC notes). Against none, for NUTS's
+/// kept draws: 34 against 27 passes of 60 on the hierarchical suite (seeds
+/// 1–10) at 1.10× the ESS per gradient, even on posteriordb (1.01× [0.99,
+/// 1.03], 43 posteriors × 3 seeds); docs/CLI.md, "`stepsize__`".
 pub const STEP_SIZE_JITTER: f64 = 0.1;
 
 /// Curvature pairs the L-BFGS start of `--metric diag` keeps (its diagonal
