@@ -15,6 +15,28 @@ fn qnmc(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `run` and `check` without a posterior name both ways to give one
+/// (`--target` and `--model` with `--data`), not only `--target`.
+#[test]
+fn run_and_check_without_a_posterior_name_target_and_model() {
+    for command in ["run", "check"] {
+        let (code, out, err) = qnmc(&[command]);
+        assert_eq!(code, 2, "{command}: {err}");
+        assert!(out.is_empty(), "{command}: {out}");
+        for expected in [
+            "error: no posterior given",
+            "--target NAME",
+            "`qnmc list`",
+            "--model LIB.so --data DATA.json",
+        ] {
+            assert!(
+                err.contains(expected),
+                "{command}: expected {expected:?} in:\n{err}"
+            );
+        }
+    }
+}
+
 #[test]
 fn unknown_command_and_bad_options_fail_with_a_message() {
     let (code, _, err) = qnmc(&["frobnicate"]);

@@ -210,10 +210,19 @@ fn a_missing_or_unloadable_library_is_named() {
         ),
         &["nowhere/model.so", "cannot read it"],
     );
-    let text = write(&dir, "model.so", "not a library\n");
+    // Binary (NUL bytes) but not a library: the loader's message. A text
+    // file is refused before the loader (below).
+    let binary = dir.join("model.so");
+    std::fs::write(&binary, b"\0\x01\x02not a library\0").unwrap();
     assert_usage_error(
         qnmc(
-            &["run", "--model", text.to_str().unwrap(), "--output", "out"],
+            &[
+                "run",
+                "--model",
+                binary.to_str().unwrap(),
+                "--output",
+                "out",
+            ],
             &dir,
         ),
         &["model.so", "cannot load it as a shared library"],
@@ -235,6 +244,56 @@ fn a_missing_or_unloadable_library_is_named() {
             "does not export bs_log_density_gradient",
         ],
     );
+    assert!(!dir.join("out").exists(), "nothing is written on error");
+}
+
+/// Stan source given to --model (a `.stan` file, or a text file without
+/// the extension) is refused before the loader, with how to compile it, not
+/// with the loader's "invalid ELF header".
+#[test]
+fn stan_source_is_refused_with_how_to_compile_it() {
+    let dir = scratch("stan-source");
+    let source = "data {\n  int<lower=0> N;\n  vector[N] y;\n}\nparameters {\n  real mu;\n}\nmodel {\n  y ~ normal(mu, 1);\n}\n";
+    write(&dir, "normal.stan", source);
+    write(&dir, "normal", source);
+    let data = write(&dir, "normal.json", "{\"N\": 2, \"y\": [0.5, 1.5]}");
+    let data = data.to_str().unwrap();
+    for command in ["run", "check"] {
+        assert_usage_error(
+            qnmc(
+                &[
+                    command,
+                    "--model",
+                    "normal.stan",
+                    "--data",
+                    data,
+                    "--output",
+                    "out",
+                ],
+                &dir,
+            ),
+            &[
+                "error: normal.stan: this is Stan source, not a compiled model library",
+                "pip install httpstan==4.13.0",
+                "`python3 stan/build-model.py normal.stan` (writes normal_model.so)",
+                "docs/CLI.md, \"Your own Stan model\"",
+            ],
+        );
+        assert_usage_error(
+            qnmc(
+                &[
+                    command, "--model", "normal", "--data", data, "--output", "out",
+                ],
+                &dir,
+            ),
+            &[
+                "error: normal: this is a text file (Stan source?), not a compiled model library",
+                "`python3 stan/build-model.py normal.stan` (writes normal_model.so)",
+            ],
+        );
+    }
+    let (_, _, err) = qnmc(&["run", "--model", "normal.stan"], &dir);
+    assert!(!err.contains("ELF"), "{err}");
     assert!(!dir.join("out").exists(), "nothing is written on error");
 }
 

@@ -145,6 +145,67 @@ fn correlated_gaussian_matches_the_hand_written_target_and_its_moments() {
     }
 }
 
+/// Run with data that lack a field the model reads: the error says so in
+/// words and keeps Stan's message on the next line (exit code 2); a field
+/// that is present with the wrong dimensions is not called missing.
+#[test]
+fn a_missing_data_field_is_named() {
+    let test = "a_missing_data_field_is_named";
+    let Some(gaussian) = library(test, "correlated_gaussian") else {
+        return;
+    };
+    let dir = common::scratch("stan-models", "missing-field");
+    let run = |lib: &Path, data: &str| {
+        std::fs::write(dir.join("data.json"), data).unwrap();
+        let (code, out, err) = qnmc(
+            &[
+                "run",
+                "--model",
+                lib.to_str().unwrap(),
+                "--data",
+                "data.json",
+                "--quiet",
+            ],
+            &dir,
+        );
+        assert_eq!(code, 2, "{out}\n{err}");
+        err
+    };
+    // A scalar: Stan's "variable does not exist".
+    let err = run(&gaussian, "{}");
+    assert!(
+        err.contains(
+            "error: data.json: data field `D` is missing from data.json \
+             (the model declares it as a scalar int)\nmodel "
+        ),
+        "{err}"
+    );
+    assert!(err.contains("variable does not exist"), "{err}");
+    // An array (the shared data folder's eight schools model): Stan's
+    // "dims found=()".
+    if posteriordb_root(test).is_none() {
+        return;
+    }
+    let schools = library(test, "eight_schools_noncentered").unwrap();
+    let sigma = "\"sigma\": [15, 10, 16, 11, 9, 11, 10, 18]";
+    let err = run(&schools, &format!("{{\"J\": 8, {sigma}}}"));
+    assert!(
+        err.contains(
+            "error: data.json: data field `y` is missing from data.json \
+             (the model declares it with dimensions (8))\nmodel "
+        ),
+        "{err}"
+    );
+    assert!(err.contains("dims found=()"), "{err}");
+    // Present but a number where the model declares 8: Stan's message alone.
+    let err = run(&schools, &format!("{{\"J\": 8, \"y\": 28, {sigma}}}"));
+    assert!(!err.contains("missing"), "{err}");
+    assert!(
+        err.contains("does not accept these data") && err.contains("dims found=()"),
+        "{err}"
+    );
+}
+
 #[test]
 fn posteriordb_models_match_the_hand_written_targets() {
     let test = "posteriordb_models_match_the_hand_written_targets";

@@ -235,13 +235,9 @@ pub struct SamplerArgs {
 /// programs that build targets without the CLI, such as `compare/`).
 #[derive(Debug, Clone, Default, Args)]
 pub struct TargetArgs {
-    /// Target (see `qnmc list`).
-    #[arg(
-        long,
-        required_unless_present = "model",
-        default_value = "",
-        hide_default_value = true
-    )]
+    /// Target (see `qnmc list`). This or --model is required (checked in
+    /// `target_for`, whose message names both).
+    #[arg(long, default_value = "", hide_default_value = true)]
     pub target: String,
     /// A Stan model compiled to a shared library with BridgeStan's C API
     /// (by BridgeStan, or offline by stan/build-model.py), instead of

@@ -25,9 +25,18 @@ use crate::run::{
 };
 use crate::stan::StanModel;
 
+/// The error of `run` or `check` given neither `--target` nor `--model`:
+/// it names both ways to give a posterior.
+pub(crate) const NO_POSTERIOR: &str = "no posterior given: name a built-in target with \
+--target NAME (`qnmc list` lists them), or a compiled Stan model with --model LIB.so \
+--data DATA.json";
+
 /// Builds the target after checking that every given target option applies
 /// to it.
 pub(crate) fn target_for(args: &TargetArgs, given: &[String]) -> Result<Box<dyn Model>, CliError> {
+    if args.model.is_none() && args.target.is_empty() {
+        return Err(CliError::Usage(NO_POSTERIOR.into()));
+    }
     if let Some(library) = &args.model {
         if let Some(e) = model_option_error(given) {
             return Err(CliError::Usage(e));

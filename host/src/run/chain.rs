@@ -711,6 +711,8 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
     let warmup_clock = Instant::now();
     let mut sampling_clock = Instant::now();
     let mut unreported = 0u64;
+    // Divergent kept draws not yet counted by the progress bar.
+    let mut unreported_divergent = 0u64;
     let lp_mode = s.lp_mode(job.model.data_size());
     let mut lp_seconds = 0.0;
     let mut kept = 0usize;
@@ -732,6 +734,7 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
                 chain.warmup_seconds = warmup_clock.elapsed().as_secs_f64();
                 sampling_clock = Instant::now();
                 unreported += (s.warmup - iteration.min(s.warmup)) as u64;
+                job.progress.warmup_ended();
             }
         }
         let sampled = warmup_done.map_or(0, |w| iteration - w);
@@ -779,6 +782,7 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
             chain.step_size.push(stats.step_size);
             chain.n_leapfrog.push(stats.gradient_evaluations);
             chain.divergent.push(stats.divergent);
+            unreported_divergent += u64::from(stats.divergent);
             if let Some(depth) = sampler.tree_depth() {
                 chain.tree_depth.push(depth);
             }
@@ -792,11 +796,14 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
         iteration += 1;
         unreported += 1;
         if unreported >= 64 {
-            job.progress.advance(unreported);
+            job.progress
+                .advance_with_divergences(unreported, unreported_divergent);
             unreported = 0;
+            unreported_divergent = 0;
         }
     }
-    job.progress.advance(unreported);
+    job.progress
+        .advance_with_divergences(unreported, unreported_divergent);
     if kind == SamplerKind::Nuts && s.step_size.is_none() && chain.warmup_draws > 0 {
         chain.adapted_metric = sampler.adapted_metric(s.metric_for(kind), n);
     }

@@ -73,7 +73,7 @@ pub use dispatch::{
     nuts_dimension, nuts_lbfgs_storage, padded_dimension,
 };
 pub use pilot::{MAX_PILOT_DIMENSION, PilotLengths, SgDefaults, apply_pilot};
-pub use progress::Progress;
+pub use progress::{Progress, progress_message};
 pub use reference::{
     REFERENCE_MAX_RHAT, REFERENCE_MIN_ESS_BULK, REFERENCE_USABLE_MIN_ESS_BULK, ReferenceMixing,
     ReferenceRun, ReferenceSettings, reference_posterior, reference_run,
@@ -138,7 +138,8 @@ impl std::error::Error for RunError {}
 
 /// Runs `settings.chains` chains of `sampler` on `model` in parallel and
 /// returns their draws. `progress` counts iterations (warm-up included) of
-/// all chains.
+/// all chains, the chains still in warm-up and the divergent transitions of
+/// the kept draws.
 pub fn run(
     model: &dyn Model,
     sampler: SamplerKind,
@@ -146,6 +147,7 @@ pub fn run(
     progress: &Progress,
 ) -> Result<RunDraws, RunError> {
     settings.validate(sampler).map_err(RunError::Settings)?;
+    progress.start_chains(settings.chains);
     let n = model.dimension();
     settings
         .validate_dimension(sampler, n)

@@ -533,3 +533,35 @@ fn energy_is_the_kept_draws_hamiltonian() {
         assert!(header.starts_with(want), "{kind}: {header}");
     }
 }
+
+/// The progress bar's counts after a run: no chain left in warm-up, and its
+/// divergences are those of the kept draws (HMC with a long step on the
+/// half-space model hits the wall at x₀ = 0.5 often).
+#[test]
+fn progress_counts_the_phase_and_the_kept_divergences() {
+    let model = HalfSpace {
+        evaluations: std::sync::atomic::AtomicU64::new(0),
+    };
+    let settings = RunSettings {
+        chains: 3,
+        warmup: 100,
+        draws: 300,
+        seed: 5,
+        step_size: Some(0.8),
+        ..RunSettings::default()
+    };
+    let progress = Progress::hidden();
+    let draws = run(&model, SamplerKind::Hmc, &settings, &progress).unwrap();
+    let kept_divergent: u64 = draws
+        .chains
+        .iter()
+        .map(|c| c.divergent.iter().filter(|d| **d).count() as u64)
+        .sum();
+    assert!(kept_divergent > 0, "the test needs divergent kept draws");
+    assert_eq!(progress.divergent(), kept_divergent);
+    assert_eq!(progress.chains_warming_up(), 0);
+    assert_eq!(
+        progress.message(),
+        format!(": sampling, {kept_divergent} divergent")
+    );
+}

@@ -76,6 +76,68 @@ pub const REQUIRED_SYMBOLS: [&str; 10] = [
     "bs_log_density_gradient",
 ];
 
+/// How many bytes of a `--model` file [`not_a_library`] looks at.
+const HEAD_BYTES: usize = 4096;
+
+/// The first [`HEAD_BYTES`] bytes of the file (fewer if it is shorter).
+fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(HEAD_BYTES);
+    std::fs::File::open(path)?
+        .take(HEAD_BYTES as u64)
+        .read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// How to compile a Stan model into a library `--model` loads, for a
+/// `source` file (docs/CLI.md, "Your own Stan model").
+fn compile_hint(source: &Path) -> String {
+    let stem = source
+        .file_stem()
+        .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+    let library = source.with_file_name(format!("{stem}_model.so"));
+    format!(
+        "compile it first, offline with the repository's script: \
+         `pip install httpstan==4.13.0`, then `python3 stan/build-model.py {}` \
+         (writes {}), or with BridgeStan's `make {}`; then pass that library to \
+         --model (docs/CLI.md, \"Your own Stan model\")",
+        source.display(),
+        library.display(),
+        library.display()
+    )
+}
+
+/// Why the file at `path`, whose first bytes are `head`, is not a model
+/// library, when that is clear before the loader sees it: a `.stan` file,
+/// or a text file (no NUL byte and valid UTF-8 in its first bytes, while
+/// every shared library, ELF or Mach-O, has NUL bytes in its header, and an
+/// ELF one starts with `\x7fELF`). `None`: left to the loader.
+pub(super) fn not_a_library(path: &Path, head: &[u8]) -> Option<String> {
+    let stan_extension = path.extension().is_some_and(|e| e == "stan");
+    let elf = head.starts_with(b"\x7fELF");
+    // A cut in the middle of a multi-byte character at the end is still text.
+    let utf8 = match std::str::from_utf8(head) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none(),
+    };
+    let text = !elf && !head.contains(&0) && utf8;
+    if stan_extension && !elf {
+        Some(format!(
+            "this is Stan source, not a compiled model library: --model takes a Stan \
+             model compiled to a shared library; {}",
+            compile_hint(path)
+        ))
+    } else if text {
+        Some(format!(
+            "this is a text file (Stan source?), not a compiled model library: --model \
+             takes a Stan model compiled to a shared library; for a .stan file, {}",
+            compile_hint(&path.with_extension("stan"))
+        ))
+    } else {
+        None
+    }
+}
+
 /// A loaded model library. It stays loaded until the process ends: Stan's
 /// libraries start TBB threads and keep thread-local state, which makes
 /// unloading unsafe (BridgeStan says the same).
@@ -109,6 +171,10 @@ impl StanLibrary {
         let metadata = std::fs::metadata(path).map_err(|e| fail(format!("cannot read it: {e}")))?;
         if !metadata.is_file() {
             return Err(fail("not a file".into()));
+        }
+        let head = read_head(path).map_err(|e| fail(format!("cannot read it: {e}")))?;
+        if let Some(message) = not_a_library(path, &head) {
+            return Err(fail(message));
         }
         // dlopen searches the library path for a name without a slash.
         let absolute = std::path::absolute(path).map_err(|e| fail(e.to_string()))?;
@@ -210,5 +276,44 @@ impl StanLibrary {
             (self.api.free_error)(message);
             text
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str = "data {\n  int<lower=0> N;\n  vector[N] y;\n}\nparameters {\n  real mu;\n}\nmodel {\n  y ~ normal(mu, 1);\n}\n";
+
+    #[test]
+    fn stan_source_is_named_with_the_compile_command() {
+        let m = not_a_library(Path::new("dir/eight.stan"), SOURCE.as_bytes()).unwrap();
+        assert!(m.starts_with("this is Stan source"), "{m}");
+        assert!(
+            m.contains("`python3 stan/build-model.py dir/eight.stan` (writes dir/eight_model.so)"),
+            "{m}"
+        );
+        assert!(m.contains("pip install httpstan==4.13.0"), "{m}");
+        assert!(m.contains("`make dir/eight_model.so`"), "{m}");
+    }
+
+    #[test]
+    fn a_text_file_without_the_extension_is_refused_too() {
+        let m = not_a_library(Path::new("model"), SOURCE.as_bytes()).unwrap();
+        assert!(m.starts_with("this is a text file (Stan source?)"), "{m}");
+        assert!(m.contains("python3 stan/build-model.py model.stan"), "{m}");
+        // An empty file is text too.
+        assert!(not_a_library(Path::new("empty.so"), b"").is_some());
+    }
+
+    #[test]
+    fn binary_files_are_left_to_the_loader() {
+        // An ELF header (truncated), even named .stan by mistake.
+        let elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0";
+        assert_eq!(not_a_library(Path::new("lib_model.so"), elf), None);
+        assert_eq!(not_a_library(Path::new("odd.stan"), elf), None);
+        // A Mach-O header: NUL bytes, so not text.
+        let macho = b"\xcf\xfa\xed\xfe\x07\0\0\x01";
+        assert_eq!(not_a_library(Path::new("lib_model.dylib"), macho), None);
     }
 }

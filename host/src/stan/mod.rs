@@ -32,6 +32,7 @@
 //! # Ok::<(), qnmc_host::stan::StanError>(())
 //! ```
 
+mod data_error;
 mod library;
 mod model;
 

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rand_core::{Rng, SeedableRng};
 
 use super::StanError;
+use super::data_error::missing_field_message;
 use super::library::StanLibrary;
 use crate::model::{Model, ModelRng};
 use crate::output::quantity_name;
@@ -133,13 +134,24 @@ impl StanModel {
         let Some(handle) = NonNull::new(raw) else {
             let message = library.take_error(error);
             return Err(match data {
-                Some(path) => StanError::Data {
-                    path: path.to_path_buf(),
-                    message: format!(
+                Some(path) => {
+                    let stan = format!(
                         "model {} does not accept these data: {message}",
                         library.path().display()
-                    ),
-                },
+                    );
+                    let file_name = path.file_name().map_or_else(
+                        || path.display().to_string(),
+                        |n| n.to_string_lossy().into_owned(),
+                    );
+                    StanError::Data {
+                        path: path.to_path_buf(),
+                        message: match missing_field_message(&message, data_text, &file_name) {
+                            // Stan's text stays, on the next line.
+                            Some(words) => format!("{words}\n{stan}"),
+                            None => stan,
+                        },
+                    }
+                }
                 None => fail(format!(
                     "the model cannot be built without data (give --data FILE.json): {message}"
                 )),
