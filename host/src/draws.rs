@@ -159,6 +159,13 @@ pub struct RunDraws {
     pub step_size_origin: StepSizeOrigin,
     /// NUTS's metric (`None` for the other samplers), named in the summary.
     pub metric: Option<MetricKind>,
+    /// What the model reported about evaluations of its log density that
+    /// failed during the run ([`Model::evaluation_failures`]: a Stan model's
+    /// `reject()` or a function called outside its domain), for the health
+    /// report's advice; `None` when none failed or the model cannot tell.
+    ///
+    /// [`Model::evaluation_failures`]: crate::model::Model::evaluation_failures
+    pub evaluation_failures: Option<String>,
 }
 
 /// How a run's step size was chosen.

@@ -112,9 +112,8 @@ pub(crate) fn sample(
     );
     let draws = run_chains(model, sampler.sampler, &settings, &progress);
     progress.finish();
-    if let Some(note) = model.evaluation_failures() {
-        eprintln!("note: {note}");
-    }
+    // A model's failed evaluations (`RunDraws::evaluation_failures`) are
+    // reported with the health checks, after the summary table.
     Ok(draws?)
 }
 

@@ -425,6 +425,7 @@ mod tests {
             max_tree_depth: None,
             step_size_origin: StepSizeOrigin::Given,
             metric: None,
+            evaluation_failures: None,
         }
     }
 

@@ -264,11 +264,31 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
     // Divergences.
     let kept: usize = run.chains.iter().map(|c| c.len()).sum();
     let divergent: usize = summary.chains.iter().map(|c| c.divergences).sum();
-    if divergent > 0 {
-        health.warnings.push(format!(
+    match (&run.evaluation_failures, divergent) {
+        (None, 0) => {}
+        (None, _) => health.warnings.push(format!(
             "{divergent} of {kept} transitions after warm-up diverged: the draws may be biased \
              (raise --target-acceptance, lower --step-size, or reparameterise the model)"
-        ));
+        )),
+        (Some(failures), 0) => health.notes.push(format!(
+            "{failures}. No transition after warm-up diverged, so no kept draw met such a \
+             point: they were in the start or the warm-up (the tails, where a bound the model \
+             checks is easier to cross)"
+        )),
+        (Some(failures), _) => {
+            health.warnings.push(format!(
+                "{divergent} of {kept} transitions after warm-up diverged: the draws may be \
+                 biased (some or all of them met a point where the model threw, as the next \
+                 warning says)"
+            ));
+            health.warnings.push(format!(
+                "{failures}. A point where the model throws is one its parameters' declared \
+                 bounds allow but the model refuses (reject(), a function outside its domain): \
+                 declare the bound on the parameter (<lower=…>, <upper=…>) or reparameterise so \
+                 that the sampler cannot reach it; a higher --target-acceptance or a smaller \
+                 step size does not keep the sampler away from it"
+            ));
+        }
     }
 
     // R̂ and ESS, over lp__ and every quantity.
@@ -464,6 +484,51 @@ mod tests {
         assert!(h.usable(), "{h:?}");
         assert_eq!(h.warnings.len(), 1, "{h:?}");
         assert!(h.warnings[0].starts_with("1 of 4000 transitions"), "{h:?}");
+    }
+
+    /// A model that threw (a Stan `reject()`): the advice is about the
+    /// model's bounds, never "raise --target-acceptance", and where no kept
+    /// transition diverged it is a note, not a warning.
+    #[test]
+    fn a_model_that_threw_gets_advice_about_its_bounds() {
+        let failures = "the log density of m.so threw in 12 evaluations (those transitions \
+                        were rejected and count as divergent); the first: reject"
+            .to_string();
+        let mut run = gaussian_run(4, 1000, 3, 5);
+        run.evaluation_failures = Some(failures.clone());
+        let h = health(&run);
+        assert!(h.usable(), "{h:?}");
+        assert_eq!(h.warnings.len(), 2, "{h:?}");
+        assert!(h.warnings[0].starts_with("1 of 4000 transitions"), "{h:?}");
+        assert!(
+            h.warnings[0].contains("met a point where the model threw"),
+            "{h:?}"
+        );
+        assert!(h.warnings[1].starts_with(&failures), "{h:?}");
+        assert!(h.warnings[1].contains("declare the bound"), "{h:?}");
+        assert!(
+            h.warnings
+                .iter()
+                .all(|w| !w.contains("raise --target-acceptance")),
+            "{h:?}"
+        );
+        assert!(h.notes.iter().all(|n| !n.contains("threw")), "{h:?}");
+
+        // The same run with no kept transition divergent: a note only.
+        for c in &mut run.chains {
+            c.divergent.iter_mut().for_each(|d| *d = false);
+        }
+        let h = health(&run);
+        assert!(h.warnings.is_empty(), "{h:?}");
+        let note = h.notes.iter().find(|n| n.starts_with(&failures));
+        assert!(
+            note.is_some_and(|n| n.contains("no kept draw met such a point")),
+            "{h:?}"
+        );
+
+        // Without failures the divergence advice is the integrator's.
+        let h = health(&gaussian_run(4, 1000, 3, 5));
+        assert!(h.warnings[0].contains("raise --target-acceptance"), "{h:?}");
     }
 
     #[test]

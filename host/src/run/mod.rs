@@ -285,6 +285,7 @@ pub fn run(
         max_tree_depth: (sampler == SamplerKind::Nuts).then(|| settings.max_tree_depth_for()),
         step_size_origin,
         metric: (sampler == SamplerKind::Nuts).then(|| settings.metric_for(sampler)),
+        evaluation_failures: model.evaluation_failures(),
     })
 }
 
