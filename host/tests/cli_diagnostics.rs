@@ -303,45 +303,64 @@ fn an_unusable_run_says_why_and_the_fixed_command_replaces_it() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// At the largest --max-tree-depth the warning no longer suggests raising
-/// it "up to 10" (a tiny fixed step size makes every trajectory hit it).
+/// Below the largest --max-tree-depth the warning says how far it can be
+/// raised (a tiny fixed step size makes every trajectory hit depth 10), and
+/// a depth beyond Stan's default 10 runs: with ε = 10⁻⁴ on a 2-D standard
+/// Gaussian a trajectory turns after about π/ε ≈ 31 000 steps, depth 15.
 #[test]
-fn tree_depth_advice_at_the_largest_depth_does_not_say_raise() {
+fn tree_depth_advice_and_depths_beyond_ten() {
     let dir = scratch("depth-10");
-    let (code, _, err) = qnmc(
-        &[
-            "run",
-            "--target",
-            "gaussian",
-            "--dimension",
-            "2",
-            "--chains",
-            "1",
-            "--draws",
-            "4",
-            "--step-size",
-            "1e-4",
-            "--max-tree-depth",
-            "10",
-            "--quiet",
-        ],
-        &dir,
-    );
+    let run = |depth: &str, output: &str| {
+        qnmc(
+            &[
+                "run",
+                "--target",
+                "gaussian",
+                "--dimension",
+                "2",
+                "--chains",
+                "1",
+                "--warmup",
+                "0",
+                "--draws",
+                "4",
+                "--step-size",
+                "1e-4",
+                "--max-tree-depth",
+                depth,
+                "--quiet",
+                "--output",
+                output,
+            ],
+            &dir,
+        )
+    };
+    let (code, _, err) = run("10", "ten");
     assert_ne!(code, 2, "{err}");
     assert!(
         err.contains("4 of 4 transitions hit the maximum tree depth 10"),
         "{err}"
     );
     assert!(
-        err.contains("10 is the largest --max-tree-depth; use a better --metric"),
+        err.contains("raise --max-tree-depth (now 10, up to 30;"),
         "{err}"
     );
-    assert!(!err.contains("raise --max-tree-depth"), "{err}");
+
+    let (code, _, err) = run("20", "twenty");
+    assert_ne!(code, 2, "{err}");
+    assert!(!err.contains("maximum tree depth"), "{err}");
+    let csv = std::fs::read_to_string(dir.join("twenty/chain_1.csv")).unwrap();
+    let mut lines = csv.lines().filter(|l| !l.starts_with('#'));
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = header.iter().position(|h| *h == "treedepth__").unwrap();
+    let depths: Vec<u32> = lines
+        .map(|l| l.split(',').nth(column).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(depths.len(), 4, "{csv}");
+    assert!(depths.iter().all(|d| (14..=16).contains(d)), "{depths:?}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// `--quiet` hides the pilot's line, as `--help` now says (it said "No
-/// progress bar" only); without it the line is printed.
 #[test]
 fn quiet_hides_the_pilot_line_and_help_says_so() {
     let dir = scratch("quiet");

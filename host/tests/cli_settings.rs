@@ -119,8 +119,8 @@ fn negative_numbers_get_a_range_error_naming_the_option() {
         "'--leapfrog-steps <LEAPFROG_STEPS>': must be at least 1, got -4",
     );
     assert_usage_error(
-        run(&["--max-tree-depth", "11"]),
-        "'--max-tree-depth <MAX_TREE_DEPTH>': must be at most 10, got 11",
+        run(&["--max-tree-depth", "31"]),
+        "'--max-tree-depth <MAX_TREE_DEPTH>': must be at most 30, got 31",
     );
     for (code, _, err) in [run(&["--draws", "-5"]), run(&["--seed", "-3"])] {
         assert!(!err.contains("unexpected argument"), "{code}: {err}");

@@ -187,8 +187,9 @@ pub struct SamplerArgs {
     /// <= 100) or `lbfgs` (diagonal plus quasi-Newton pairs; the default).
     #[arg(long, value_parser = parse_metric)]
     pub metric: Option<MetricKind>,
-    /// NUTS maximum tree depth, 1-10 (default 10: at most 1023 leapfrog steps).
-    #[arg(long, value_parser = small_count(1, 10))]
+    /// NUTS maximum tree depth, 1-30 (default 10, Stan's: at most 1023
+    /// leapfrog steps per transition; each level doubles that).
+    #[arg(long, value_parser = small_count(1, 30))]
     pub max_tree_depth: Option<u32>,
     /// NUTS: end the warm-up once N consecutive slow windows kept the metric
     /// with no divergence and no tree at the maximum depth (default 2; 0:

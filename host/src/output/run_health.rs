@@ -170,7 +170,10 @@ pub(crate) fn longest_frozen_stretch(chain: &ChainDraws, quantities: usize) -> (
 /// while it is below [`MAX_TREE_DEPTH`], else the metric or the model.
 fn tree_depth_advice(max: u32) -> String {
     if max < MAX_TREE_DEPTH {
-        format!("raise --max-tree-depth, up to {MAX_TREE_DEPTH}, or use a better --metric")
+        format!(
+            "raise --max-tree-depth (now {max}, up to {MAX_TREE_DEPTH}; each level doubles the \
+             gradients per transition), or use a better --metric"
+        )
     } else {
         format!(
             "{MAX_TREE_DEPTH} is the largest --max-tree-depth; use a better --metric or \
@@ -529,6 +532,19 @@ mod tests {
         // Without failures the divergence advice is the integrator's.
         let h = health(&gaussian_run(4, 1000, 3, 5));
         assert!(h.warnings[0].contains("raise --target-acceptance"), "{h:?}");
+    }
+
+    /// At the largest depth the advice no longer says "raise" (running a
+    /// transition that hits depth 30 would take 10⁹ gradients).
+    #[test]
+    fn tree_depth_advice_says_raise_only_below_the_largest_depth() {
+        assert!(tree_depth_advice(10).starts_with("raise --max-tree-depth (now 10, up to 30;"));
+        let at_cap = tree_depth_advice(MAX_TREE_DEPTH);
+        assert!(
+            at_cap.starts_with("30 is the largest --max-tree-depth"),
+            "{at_cap}"
+        );
+        assert!(!at_cap.contains("raise"), "{at_cap}");
     }
 
     #[test]

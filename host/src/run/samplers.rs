@@ -78,11 +78,16 @@ where
     }
 }
 
+/// The host's NUTS: trees up to [`MAX_TREE_DEPTH`](super::MAX_TREE_DEPTH)
+/// levels deep, so that any `--max-tree-depth` the CLI takes runs.
+pub(crate) type HostNuts<const D: usize, E> =
+    AdaptiveNuts<f64, D, E, { super::MAX_TREE_DEPTH as usize }>;
+
 /// NUTS with its own windowed warm-up. During warm-up a draw's gradient
 /// count includes the step-size searches made after it, so the run's total
 /// is every gradient the chain spent.
 pub(crate) struct NutsChain<const D: usize, E: MetricEstimator<f64, D>> {
-    pub(crate) chain: Box<AdaptiveNuts<f64, D, E>>,
+    pub(crate) chain: Box<HostNuts<D, E>>,
     /// Tree depth of the last transition.
     pub(crate) last_depth: Option<u32>,
 }

@@ -140,9 +140,17 @@ pub struct RunSettings {
     pub pilot: Option<super::SgDefaults>,
 }
 
-/// The largest `--max-tree-depth` (Stan's default and cap: at most 1023
-/// leapfrog steps per transition).
-pub const MAX_TREE_DEPTH: u32 = 10;
+/// NUTS's maximum tree depth when `--max-tree-depth` is not given (Stan's
+/// default: at most 1023 leapfrog steps per transition).
+pub const DEFAULT_MAX_TREE_DEPTH: u32 = 10;
+
+/// The largest `--max-tree-depth`: 2³⁰ − 1 ≈ 1.07 × 10⁹ leapfrog steps per
+/// transition, 18 minutes of gradients at 1 µs each, beyond any depth a run
+/// can use (Stan takes any; posteriordb's diamonds reference used 20). The
+/// host's NUTS chains are built for it (`HostNuts`): a deeper tree keeps
+/// five D-vectors per level, 30 · 5 · D numbers in all, on the heap, and a
+/// transition only touches the levels it reaches.
+pub const MAX_TREE_DEPTH: u32 = 30;
 
 /// Consecutive quiet slow windows that must keep the metric before NUTS ends
 /// its warm-up early (docs/NUTS.md, "Early end").
@@ -396,7 +404,7 @@ impl RunSettings {
 
     /// NUTS maximum tree depth, default applied.
     pub fn max_tree_depth_for(&self) -> u32 {
-        self.max_tree_depth.unwrap_or(MAX_TREE_DEPTH)
+        self.max_tree_depth.unwrap_or(DEFAULT_MAX_TREE_DEPTH)
     }
 
     /// NUTS early end (quiet kept windows; 0: never), default applied.
