@@ -363,3 +363,59 @@ fn the_early_end_can_be_switched_off() {
     assert!(default.iter().any(|&w| w < 500), "{default:?}");
     assert!(default.iter().all(|&w| w <= 500), "{default:?}");
 }
+
+/// `run --help` and `check --help` group their options by topic, the
+/// posterior's first, and say what the warm-up really does (a NUTS chain
+/// can run 75 draws past --warmup).
+#[test]
+fn help_groups_the_options_by_topic() {
+    let dir = std::env::temp_dir();
+    for command in ["run", "check"] {
+        let (code, help, err) = qnmc(&[command, "--help"], &dir);
+        assert_eq!(code, 0, "{err}");
+        let headings = [
+            "Posterior:",
+            "Built-in targets' options:",
+            "Sampling:",
+            "NUTS (the default sampler):",
+            "HMC, QNHMC, HAMCMC, HMC-BFGS:",
+            "Stochastic-gradient samplers and AMAGOLD:",
+            "Output:",
+        ];
+        let at: Vec<usize> = headings
+            .iter()
+            .map(|h| {
+                help.lines()
+                    .position(|l| l == *h)
+                    .unwrap_or_else(|| panic!("{command} --help has no heading {h}:\n{help}"))
+            })
+            .collect();
+        assert!(
+            at.windows(2).all(|w| w[0] < w[1]),
+            "{command}: {at:?}\n{help}"
+        );
+        // Each option sits under its heading: the nearest heading above it.
+        let under = |option: &str| {
+            let line = help
+                .lines()
+                .position(|l| l.trim_start().starts_with(option))
+                .unwrap_or_else(|| panic!("{command} --help has no {option}:\n{help}"));
+            headings[at.iter().rposition(|&h| h < line).unwrap()]
+        };
+        assert_eq!(under("--target <"), "Posterior:");
+        assert_eq!(under("--model <"), "Posterior:");
+        assert_eq!(under("--warmup <"), "Sampling:");
+        assert_eq!(under("--max-tree-depth <"), "NUTS (the default sampler):");
+        assert_eq!(under("--memory <"), "HMC, QNHMC, HAMCMC, HMC-BFGS:");
+        assert_eq!(
+            under("--batch-size <"),
+            "Stochastic-gradient samplers and AMAGOLD:"
+        );
+        assert_eq!(under("--output <"), "Output:");
+        assert!(
+            help.contains("terminal buffer once more (75 draws"),
+            "{help}"
+        );
+        assert!(!help.contains("target_for"), "{help}");
+    }
+}

@@ -113,122 +113,141 @@ fn parse_seed(s: &str) -> Result<u64, String> {
     whole_number(s, 0, i128::from(u64::MAX)).map(|n| n as u64)
 }
 
+// `run --help` and `check --help` group their options by topic, in this
+// order (the flattened structs of `RunArgs` come target first).
+/// What is sampled: a built-in target or a Stan model, and its data.
+const POSTERIOR: &str = "Posterior";
+/// Options of particular built-in targets.
+const TARGET_OPTIONS: &str = "Built-in targets' options";
+/// Settings every sampler has.
+const SAMPLING: &str = "Sampling";
+/// The default sampler's own settings.
+const NUTS: &str = "NUTS (the default sampler)";
+/// The fixed-length Hamiltonian and quasi-Newton samplers.
+const OTHER_SAMPLERS: &str = "HMC, QNHMC, HAMCMC, HMC-BFGS";
+/// The minibatch samplers.
+const STOCHASTIC: &str = "Stochastic-gradient samplers and AMAGOLD";
+/// Files and what is printed.
+const OUTPUT: &str = "Output";
+
 /// Sampler choice and tuning (`qnmc run`, `qnmc check`).
 #[derive(Debug, Clone, Args)]
 pub struct SamplerArgs {
     /// Sampler (see `qnmc list`). Default: nuts (with the quasi-Newton
     /// metric, --metric lbfgs).
-    #[arg(long, value_parser = parse_sampler, default_value = "nuts")]
+    #[arg(long, value_parser = parse_sampler, default_value = "nuts", help_heading = SAMPLING)]
     pub sampler: SamplerKind,
     /// Independent chains, run in parallel.
-    #[arg(long, default_value_t = 4, value_parser = count(1))]
+    #[arg(long, default_value_t = 4, value_parser = count(1), help_heading = SAMPLING)]
     pub chains: usize,
     /// Seed; chain k uses a seed derived from it and k.
-    #[arg(long, default_value_t = 2016, value_parser = parse_seed)]
+    #[arg(long, default_value_t = 2016, value_parser = parse_seed, help_heading = SAMPLING)]
     pub seed: u64,
-    /// Warm-up iterations per chain (discarded). Default: 500 for nuts (its
-    /// L-BFGS start and Fisher-chosen metric settle early; it ends the warm-up
-    /// sooner once two slow windows in a row keep the metric, and
-    /// summary.json records each chain's warmup_draws), 1000 otherwise.
-    #[arg(long, value_parser = count(0))]
+    /// Warm-up iterations per chain (discarded). Default: 500 for nuts, 1000
+    /// otherwise. A NUTS chain may end its warm-up sooner (two slow windows
+    /// in a row kept the metric, --early-end) or later: one whose terminal
+    /// buffer diverged, or that cannot move at the adapted step size, runs
+    /// its terminal buffer once more (75 draws with the default metric).
+    /// summary.json records each chain's warmup_draws.
+    #[arg(long, value_parser = count(0), help_heading = SAMPLING)]
     pub warmup: Option<usize>,
     /// Kept draws per chain (at least 4).
-    #[arg(long, default_value_t = 1000, value_parser = count(4))]
+    #[arg(long, default_value_t = 1000, value_parser = count(4), help_heading = SAMPLING)]
     pub draws: usize,
     /// Keep every THIN-th iteration. Default 1; for the stochastic-gradient
     /// samplers without --step-size on a target with data, the pilot's
     /// choice (half the slowest direction's relaxation time, at most 1000).
-    #[arg(long, value_parser = count(1))]
+    #[arg(long, value_parser = count(1), help_heading = SAMPLING)]
     pub thin: Option<usize>,
     /// Step size (default: dual averaging for samplers with an MH test; for
     /// the stochastic-gradient samplers a pilot's choice from the Hessian at
     /// the mode and the minibatch noise, see docs/DEFAULTS.md).
-    #[arg(long)]
+    #[arg(long, help_heading = SAMPLING)]
     pub step_size: Option<f64>,
-    /// Leapfrog steps (HMC, QNHMC, HMC-BFGS) or inner steps (AMAGOLD, L2MC); default 10.
-    #[arg(long, value_parser = small_count(1, u32::MAX))]
-    pub leapfrog_steps: Option<u32>,
-    /// L-BFGS memory: QNHMC pairs (1-20, default 10), HAMCMC size (5, 10, 20; default 5).
-    #[arg(long, value_parser = count(1))]
-    pub memory: Option<usize>,
-    /// QNHMC mass: `inverse-hessian` (M = C = H, the default: effective
-    /// inverse metric H) or `identity` (the paper's M = I: inverse metric H^2).
-    #[arg(long, value_parser = parse_mass, default_value = "inverse-hessian")]
-    pub mass: QnhmcMass,
-    /// QNHMC: freeze the memory after N warm-up iterations (default: half the warm-up).
-    #[arg(long, conflicts_with = "adaptive_memory", value_parser = count(0))]
-    pub freeze_after: Option<usize>,
-    /// QNHMC: the paper's adaptive memory, never frozen (not an exact kernel).
-    #[arg(long)]
-    pub adaptive_memory: bool,
-    /// HAMCMC: decaying step sizes eps * t^(-KAPPA), KAPPA in (0.5, 1] (paper: 0.51).
-    #[arg(long, value_name = "KAPPA")]
-    pub step_decay: Option<f64>,
-    /// QNHMC, HAMCMC: gamma of the L-BFGS base matrix gamma*I, a number or
-    /// `newest` (s'y / y'y of the newest pair). Default: newest for QNHMC,
-    /// 1 for HAMCMC (its paper's fixed gamma; it takes only a number).
-    #[arg(long, value_parser = parse_gamma, value_name = "GAMMA|newest")]
-    pub gamma: Option<InitialScaling<f64>>,
-    /// Minibatch size of the stochastic-gradient samplers and AMAGOLD.
-    #[arg(long, value_parser = count(1))]
-    pub batch_size: Option<usize>,
-    /// Friction: C of SGHMC, A of SGNHT (default 1), beta of AMAGOLD (default 0.1).
-    #[arg(long)]
-    pub friction: Option<f64>,
-    /// SGHMC update order: `position-first` (the default: theta first, then r with
-    /// the gradient at the new theta, Chen et al.'s Algorithm 2) or
-    /// `recipe-euler` (both from the old state, the complete recipe's eq. 18).
-    #[arg(long, value_parser = parse_sghmc_update, default_value = "position-first")]
-    pub sghmc_update: SghmcUpdate,
-    /// Target acceptance of the dual averaging (default 0.8; MH-BFGS 0.3).
-    #[arg(long)]
-    pub target_acceptance: Option<f64>,
     /// NUTS metric learned in warm-up: `identity`, `diag`, `dense` (dimension
     /// <= 100) or `lbfgs` (diagonal plus quasi-Newton pairs; the default).
-    #[arg(long, value_parser = parse_metric)]
+    #[arg(long, value_parser = parse_metric, help_heading = NUTS)]
     pub metric: Option<MetricKind>,
     /// NUTS maximum tree depth, 1-30 (default 10, Stan's: at most 1023
     /// leapfrog steps per transition; each level doubles that).
-    #[arg(long, value_parser = small_count(1, 30))]
+    #[arg(long, value_parser = small_count(1, 30), help_heading = NUTS)]
     pub max_tree_depth: Option<u32>,
     /// NUTS: end the warm-up once N consecutive slow windows kept the metric
     /// with no divergence and no tree at the maximum depth (default 2; 0:
     /// always run the whole --warmup).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help_heading = NUTS)]
     pub early_end: Option<u32>,
     /// NUTS with --metric lbfgs, a model of dimension <= --memory: at each
     /// warm-up window's end where the gradient is close to linear in the
     /// draws, also try the metric of the window's covariances of the draws
     /// and gradients (the default; this flag is kept for older scripts).
-    #[arg(long, conflicts_with = "no_window_covariance")]
+    #[arg(long, conflicts_with = "no_window_covariance", help_heading = NUTS)]
     pub window_covariance: bool,
     /// NUTS with --metric lbfgs: learn the metric from the diagonal and the
     /// pairs between draws only, never from the window's covariances (the
     /// default before 2026-11-27).
-    #[arg(long)]
+    #[arg(long, help_heading = NUTS)]
     pub no_window_covariance: bool,
     /// NUTS with --metric lbfgs, a model of dimension <= the L-BFGS storage
     /// (--memory; 32 for 26-32 coordinates): measure the first metric by
     /// central secants at the start's optimum, and start again from the
     /// best chain's initial point a chain whose optimum is a minor mode (the
     /// default; this flag is kept for older scripts).
-    #[arg(long, conflicts_with = "no_optimum_secants")]
+    #[arg(long, conflicts_with = "no_optimum_secants", help_heading = NUTS)]
     pub optimum_secants: bool,
     /// NUTS with --metric lbfgs: take the first metric from the L-BFGS
     /// path's pairs, and never restart a chain (the default before
     /// 2026-11-28; see docs/NUTS.md "Secants at the optimum").
-    #[arg(long)]
+    #[arg(long, help_heading = NUTS)]
     pub no_optimum_secants: bool,
+    /// Leapfrog steps (HMC, QNHMC, HMC-BFGS) or inner steps (AMAGOLD, L2MC); default 10.
+    #[arg(long, value_parser = small_count(1, u32::MAX), help_heading = OTHER_SAMPLERS)]
+    pub leapfrog_steps: Option<u32>,
+    /// L-BFGS memory: QNHMC pairs (1-20, default 10), HAMCMC size (5, 10, 20; default 5).
+    #[arg(long, value_parser = count(1), help_heading = OTHER_SAMPLERS)]
+    pub memory: Option<usize>,
+    /// QNHMC mass: `inverse-hessian` (M = C = H, the default: effective
+    /// inverse metric H) or `identity` (the paper's M = I: inverse metric H^2).
+    #[arg(long, value_parser = parse_mass, default_value = "inverse-hessian", help_heading = OTHER_SAMPLERS)]
+    pub mass: QnhmcMass,
+    /// QNHMC: freeze the memory after N warm-up iterations (default: half the warm-up).
+    #[arg(long, conflicts_with = "adaptive_memory", value_parser = count(0), help_heading = OTHER_SAMPLERS)]
+    pub freeze_after: Option<usize>,
+    /// QNHMC: the paper's adaptive memory, never frozen (not an exact kernel).
+    #[arg(long, help_heading = OTHER_SAMPLERS)]
+    pub adaptive_memory: bool,
+    /// HAMCMC: decaying step sizes eps * t^(-KAPPA), KAPPA in (0.5, 1] (paper: 0.51).
+    #[arg(long, value_name = "KAPPA", help_heading = OTHER_SAMPLERS)]
+    pub step_decay: Option<f64>,
+    /// QNHMC, HAMCMC: gamma of the L-BFGS base matrix gamma*I, a number or
+    /// `newest` (s'y / y'y of the newest pair). Default: newest for QNHMC,
+    /// 1 for HAMCMC (its paper's fixed gamma; it takes only a number).
+    #[arg(long, value_parser = parse_gamma, value_name = "GAMMA|newest", help_heading = OTHER_SAMPLERS)]
+    pub gamma: Option<InitialScaling<f64>>,
+    /// Minibatch size of the stochastic-gradient samplers and AMAGOLD.
+    #[arg(long, value_parser = count(1), help_heading = STOCHASTIC)]
+    pub batch_size: Option<usize>,
+    /// Friction: C of SGHMC, A of SGNHT (default 1), beta of AMAGOLD (default 0.1).
+    #[arg(long, help_heading = STOCHASTIC)]
+    pub friction: Option<f64>,
+    /// SGHMC update order: `position-first` (the default: theta first, then r with
+    /// the gradient at the new theta, Chen et al.'s Algorithm 2) or
+    /// `recipe-euler` (both from the old state, the complete recipe's eq. 18).
+    #[arg(long, value_parser = parse_sghmc_update, default_value = "position-first", help_heading = STOCHASTIC)]
+    pub sghmc_update: SghmcUpdate,
+    /// Target acceptance of the dual averaging (default 0.8; MH-BFGS 0.3).
+    #[arg(long, help_heading = SAMPLING)]
+    pub target_acceptance: Option<f64>,
     /// Minibatch samplers without an MH test (hamcmc, sgld, …): `lp__` for
     /// `full` (every kept draw), `none`, or `every N` kept draws; each costs a
     /// full-data pass, timed apart from sampling. Default: full up to 10 000
     /// data points, none above.
-    #[arg(long, num_args = 1..=2, value_name = "full|none|every N")]
+    #[arg(long, num_args = 1..=2, value_name = "full|none|every N", help_heading = STOCHASTIC)]
     pub lp: Vec<String>,
     /// Starting points: the target's initial point plus uniform(-R, R) noise
     /// (stochastic-gradient samplers with settings from the pilot: the mode
     /// plus uniform(-R, R) Laplace sds).
-    #[arg(long, default_value_t = 2.0, value_name = "R")]
+    #[arg(long, default_value_t = 2.0, value_name = "R", help_heading = SAMPLING)]
     pub init_radius: f64,
 }
 
@@ -236,60 +255,59 @@ pub struct SamplerArgs {
 /// programs that build targets without the CLI, such as `compare/`).
 #[derive(Debug, Clone, Default, Args)]
 pub struct TargetArgs {
-    /// Target (see `qnmc list`). This or --model is required (checked in
-    /// `target_for`, whose message names both).
-    #[arg(long, default_value = "", hide_default_value = true)]
+    /// Target (see `qnmc list`); this or --model is required.
+    #[arg(long, default_value = "", hide_default_value = true, help_heading = POSTERIOR)]
     pub target: String,
     /// A Stan model compiled to a shared library with BridgeStan's C API
     /// (by BridgeStan, or offline by stan/build-model.py), instead of
     /// --target; its data with --data FILE.json.
-    #[arg(long, conflicts_with = "target", value_name = "LIB.so")]
+    #[arg(long, conflicts_with = "target", value_name = "LIB.so", help_heading = POSTERIOR)]
     pub model: Option<PathBuf>,
     /// Dimension of `gaussian` (default 100), `linear-gaussian` (default 10)
     /// and `funnel` (default 10).
-    #[arg(long, value_parser = count(1))]
+    #[arg(long, value_parser = count(1), help_heading = POSTERIOR)]
     pub dimension: Option<usize>,
     /// Data CSV of `logreg-csv`; MovieLens `ratings.dat` of `pmf` and
     /// `bpmf` (default: their synthetic ratings); the folder of the four IDX
     /// files of `fashion-mnist` (default: $QNMC_FASHION_MNIST, else
     /// /usr/share/datasets/fashion-mnist); JSON data of a --model (`.json`,
     /// or posteriordb's one-entry `.json.zip`).
-    #[arg(long)]
+    #[arg(long, help_heading = POSTERIOR)]
     pub data: Option<PathBuf>,
     /// `fashion-mnist`: the two classes (0-9) to tell apart, label 0's
     /// first (default 7,9: Sneaker vs Ankle boot).
-    #[arg(long, value_delimiter = ',', value_name = "A,B", value_parser = clap::value_parser!(u8).range(0..=9))]
+    #[arg(long, value_delimiter = ',', value_name = "A,B", value_parser = clap::value_parser!(u8).range(0..=9), help_heading = TARGET_OPTIONS)]
     pub classes: Vec<u8>,
     /// Label column of `logreg-csv` (header name).
-    #[arg(long)]
+    #[arg(long, help_heading = TARGET_OPTIONS)]
     pub label_column: Option<String>,
     /// `logreg-csv`: keep covariates as they are (default: standardise).
-    #[arg(long)]
+    #[arg(long, help_heading = TARGET_OPTIONS)]
     pub no_standardize: bool,
     /// `logreg-csv`: no intercept column.
-    #[arg(long)]
+    #[arg(long, help_heading = TARGET_OPTIONS)]
     pub no_intercept: bool,
     /// `logreg-csv`: prior variance of the weights (default 100).
-    #[arg(long)]
+    #[arg(long, help_heading = TARGET_OPTIONS)]
     pub prior_variance: Option<f64>,
     /// `logreg-csv`: field separator: one character, or tab, semicolon,
     /// space, whitespace (default: comma).
-    #[arg(long, value_parser = Separator::from_name, value_name = "CHAR")]
+    #[arg(long, value_parser = Separator::from_name, value_name = "CHAR", help_heading = TARGET_OPTIONS)]
     pub delimiter: Option<Separator>,
     /// `logreg-csv`: columns to leave out (header names, separated by commas).
-    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    #[arg(long, value_delimiter = ',', value_name = "NAMES", help_heading = TARGET_OPTIONS)]
     pub drop_columns: Vec<String>,
     /// `logreg-csv`: a missing value (empty cell or NA) is an `error` (the
     /// default) or its row is dropped (`drop`; counted in model.json).
-    #[arg(long, value_name = "error|drop")]
+    #[arg(long, value_name = "error|drop", help_heading = TARGET_OPTIONS)]
     pub missing: Option<Missing>,
     /// Covariance CSV of `gaussian-cov`.
-    #[arg(long)]
+    #[arg(long, help_heading = TARGET_OPTIONS)]
     pub covariance: Option<PathBuf>,
     /// The shared data folder (logreg/, posteriordb/) for logreg-pima,
     /// logreg-ripley, eight-schools, sblrc-blr and ark; default:
     /// $QNMC_SHARED_DATA, else shared/data beside the repository.
-    #[arg(long)]
+    #[arg(long, help_heading = POSTERIOR)]
     pub shared_data: Option<PathBuf>,
 }
 
@@ -297,14 +315,14 @@ pub struct TargetArgs {
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
     /// Output folder (created; must be empty unless --force).
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT)]
     pub output: Option<PathBuf>,
     /// Overwrite files in an existing output folder.
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT)]
     pub force: bool,
     /// No progress bar, and no line saying what the stochastic-gradient
     /// pilot chose (the CSV headers and summary.json still record it).
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT)]
     pub quiet: bool,
 }
 
@@ -312,24 +330,24 @@ pub struct OutputArgs {
 #[derive(Debug, Clone, Args)]
 #[command(allow_negative_numbers = true)]
 pub struct RunArgs {
+    /// Target options (first: `--help` lists the posterior's options first).
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Sampler options.
     #[command(flatten)]
     pub sampler: SamplerArgs,
-    /// Target options.
-    #[command(flatten)]
-    pub target: TargetArgs,
     /// Output options.
     #[command(flatten)]
     pub output: OutputArgs,
     /// Charts to draw (with --output): quantity names separated by commas
     /// (`lp__` for the log density), `all` or `none`. Default: the 4
     /// slowest-mixing quantities by bulk ESS, then lp__.
-    #[arg(long, value_delimiter = ',', value_name = "NAMES|all|none")]
+    #[arg(long, value_delimiter = ',', value_name = "NAMES|all|none", help_heading = OUTPUT)]
     pub plot: Vec<String>,
     /// Fail (exit code 4) when the run has any warning (divergences, R-hat >
     /// 1.01, ESS < 100 per chain, E-BFMI < 0.3, tree depth saturation,
     /// acceptance far from its target).
-    #[arg(long)]
+    #[arg(long, help_heading = OUTPUT)]
     pub strict: bool,
     /// The options given on the command line (argument ids), filled by the
     /// parser: an option that does not apply to the sampler or target is an
@@ -342,12 +360,12 @@ pub struct RunArgs {
 #[derive(Debug, Clone, Args)]
 #[command(allow_negative_numbers = true)]
 pub struct CheckArgs {
+    /// Target options (first, as in `RunArgs`).
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// Sampler options (ignored with --draws-files).
     #[command(flatten)]
     pub sampler: SamplerArgs,
-    /// Target options.
-    #[command(flatten)]
-    pub target: TargetArgs,
     /// Output options (the run's files are written when --output is given).
     #[command(flatten)]
     pub output: OutputArgs,

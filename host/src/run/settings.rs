@@ -111,7 +111,7 @@ pub struct RunSettings {
     pub init_radius: f64,
     /// NUTS metric. `None`: [`DEFAULT_NUTS_METRIC`].
     pub metric: Option<MetricKind>,
-    /// NUTS maximum tree depth, 1–10. `None`: 10 (Stan's).
+    /// NUTS maximum tree depth, 1–[`MAX_TREE_DEPTH`]. `None`: [`DEFAULT_MAX_TREE_DEPTH`] (Stan's).
     pub max_tree_depth: Option<u32>,
     /// NUTS: end the warm-up after this many consecutive quiet slow windows
     /// kept the metric (`AdaptiveNuts::set_early_end`; 0: never). `None`:
