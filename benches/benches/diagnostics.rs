@@ -35,15 +35,14 @@
 //! python3 benches/arviz_diagnostics.py /tmp/g1000
 //! ```
 
+mod common;
+
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
-use qnmc::random::standard_normal;
 use qnmc_host::diagnostics::{
     available_threads, ess_bulk, ess_tail, parallel_map, rank_normalized_rhat, summarize,
 };
-use qnmc_host::draws::{ChainDraws, RunDraws};
+use qnmc_host::draws::RunDraws;
 use qnmc_host::output::{read_cmdstan_csv, run_draws_from_cmdstan, summarize_run};
-use rand_core::SeedableRng;
-use rand_xorshift::XorShiftRng;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -88,43 +87,7 @@ fn run_files(dir: &std::path::Path) -> RunDraws {
 /// A run of [`CHAINS`] chains of [`DRAWS`] draws of [`QUANTITIES`]
 /// quantities, each an AR(1) chain, and an AR(1) `lp__`.
 fn synthetic_run() -> RunDraws {
-    let mut rng = XorShiftRng::seed_from_u64(26);
-    let mut ar1 = || -> Vec<f64> {
-        let mut x = standard_normal::<f64, _>(&mut rng);
-        (0..DRAWS)
-            .map(|_| {
-                x = 0.3 * x + 0.95 * standard_normal::<f64, _>(&mut rng);
-                x
-            })
-            .collect()
-    };
-    // Quantity after quantity, chain after chain (the draws of the earlier
-    // versions of this bench).
-    let columns: Vec<Vec<Vec<f64>>> = (0..QUANTITIES)
-        .map(|_| (0..CHAINS).map(|_| ar1()).collect())
-        .collect();
-    let chains = (0..CHAINS)
-        .map(|k| ChainDraws {
-            chain_id: k + 1,
-            lp: ar1(),
-            accept_stat: vec![0.8; DRAWS],
-            step_size: vec![0.3; DRAWS],
-            n_leapfrog: vec![15; DRAWS],
-            divergent: vec![false; DRAWS],
-            // Row-major: draw i, quantity j at i·QUANTITIES + j.
-            values: (0..DRAWS)
-                .flat_map(|i| columns.iter().map(move |q| q[k][i]))
-                .collect(),
-            ..ChainDraws::default()
-        })
-        .collect();
-    RunDraws {
-        target: "ar1".into(),
-        sampler: "synthetic".into(),
-        names: (1..=QUANTITIES).map(|j| format!("x[{j}]")).collect(),
-        chains,
-        ..RunDraws::default()
-    }
+    common::ar1_run(QUANTITIES, CHAINS, DRAWS, 26)
 }
 
 /// Quantity j's chains as slices.

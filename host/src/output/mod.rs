@@ -31,7 +31,7 @@ pub use model_files::{
     COEFFICIENTS_FILE, MODEL_JSON_FILE, coefficient_table, model_json, write_model_files,
 };
 pub use out_dir::{INCOMPLETE_MARKER, MANIFEST, OutputDir};
-pub use plots::{CHART_SIZE, render_chart, render_png, render_svg};
+pub use plots::{CHART_SIZE, render_chart, render_chart_files, render_png, render_svg};
 pub use run_charts::{
     DEFAULT_PLOTTED, LP_NAME, MAX_LAG, MAX_TRACE_POINTS, PlotSelection, run_charts,
 };

@@ -10,7 +10,7 @@
 //! and leaves room above the bars for the legend.
 
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
@@ -39,22 +39,37 @@ const PALETTE: [RGBColor; 10] = [
 ];
 
 /// Draws `chart` into `dir` as `<file_stem>.svg` and `<file_stem>.png` and
-/// returns the two paths. Both are drawn in memory first, then written with
-/// [`OutputDir::write`] (atomic, no overwrite without force).
+/// returns the two paths. Both are drawn in memory first
+/// ([`render_chart_files`]), then written with [`OutputDir::write`] (atomic,
+/// no overwrite without force).
+pub fn render_chart(chart: &Chart, dir: &OutputDir) -> Result<Vec<PathBuf>, OutputError> {
+    render_chart_files(chart, dir.path())?
+        .into_iter()
+        .map(|(name, bytes)| dir.write(&name, &bytes))
+        .collect()
+}
+
+/// `chart` drawn in memory as the files `<file_stem>.svg` and
+/// `<file_stem>.png` (names and contents), for a caller that draws several
+/// charts in parallel and writes them in order; `folder` only names the
+/// file in an error.
 ///
 /// Text is drawn with the embedded font; should drawing text fail anyway, the
 /// chart is drawn without text rather than not at all.
-pub fn render_chart(chart: &Chart, dir: &OutputDir) -> Result<Vec<PathBuf>, OutputError> {
+pub fn render_chart_files(
+    chart: &Chart,
+    folder: &Path,
+) -> Result<Vec<(String, Vec<u8>)>, OutputError> {
     if chart.file_stem.is_empty() {
         return Err(OutputError::BadFileName {
-            folder: dir.path().to_path_buf(),
+            folder: folder.to_path_buf(),
             name: chart.file_stem.clone(),
         });
     }
     let svg_name = format!("{}.svg", chart.file_stem);
     let png_name = format!("{}.png", chart.file_stem);
     let failed = |name: &str, message: String| OutputError::Render {
-        path: dir.path().join(name),
+        path: folder.join(name),
         message,
     };
     // Should text drawing fail for a reason of the font's own, draw without.
@@ -64,10 +79,7 @@ pub fn render_chart(chart: &Chart, dir: &OutputDir) -> Result<Vec<PathBuf>, Outp
     let png = render_png(chart, true)
         .or_else(|_| render_png(chart, false))
         .map_err(|m| failed(&png_name, m))?;
-    Ok(vec![
-        dir.write(&svg_name, svg.as_bytes())?,
-        dir.write(&png_name, &png)?,
-    ])
+    Ok(vec![(svg_name, svg.into_bytes()), (png_name, png)])
 }
 
 /// `chart` as an SVG document; `with_text: false` leaves out every text element.
@@ -95,7 +107,7 @@ pub fn render_png(chart: &Chart, with_text: bool) -> Result<Vec<u8>, String> {
     let mut encoder = png::Encoder::new(&mut png, width, height);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::Best);
+    encoder.set_compression(png::Compression::Default);
     encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
     let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
     writer

@@ -2,10 +2,12 @@
 
 use std::path::PathBuf;
 
+use rayon::prelude::*;
+
 use super::run_charts::run_charts_summarized;
 use super::{
-    OutputDir, OutputError, PlotSelection, RunSummary, cmdstan_csv, render_chart, summarize_run,
-    summary_json_with, summary_table_with,
+    OutputDir, OutputError, PlotSelection, RunSummary, cmdstan_csv, render_chart_files,
+    summarize_run, summary_json_with, summary_table_with,
 };
 use crate::draws::RunDraws;
 use crate::model::KnownPosterior;
@@ -100,8 +102,18 @@ pub fn write_run_files_summarized(
         SUMMARY_TEXT_FILE,
         summary_table_with(run, known, summary).as_bytes(),
     )?);
-    for chart in run_charts_summarized(run, known, plots, summary) {
-        written.extend(render_chart(&chart, dir)?);
+    // The charts are drawn in parallel (each is independent, and drawing
+    // them cost more than the sampling on small models), then written in
+    // order, so that the folder's manifest lists them as before.
+    let charts = run_charts_summarized(run, known, plots, summary);
+    let drawn: Vec<_> = charts
+        .par_iter()
+        .map(|chart| render_chart_files(chart, dir.path()))
+        .collect();
+    for files in drawn {
+        for (name, bytes) in files? {
+            written.push(dir.write(&name, &bytes)?);
+        }
     }
     Ok(written)
 }
