@@ -83,9 +83,9 @@ pub use sampler_kind::{
 };
 pub use samplers::{ENSEMBLE_MEMORY, ENSEMBLE_WALKERS};
 pub use settings::{
-    DEFAULT_NUTS_EARLY_END, DEFAULT_NUTS_METRIC, DIVERGENCE_TARGET_ACCEPTANCE, HAMCMC_MEMORY_SIZES,
-    LP_AUTO_MAX_DATA, LpMode, MAX_QNHMC_MEMORY, MAX_TREE_DEPTH, RunSettings, chain_seed,
-    default_step_size,
+    DEFAULT_MAX_TREE_DEPTH, DEFAULT_NUTS_EARLY_END, DEFAULT_NUTS_METRIC,
+    DIVERGENCE_TARGET_ACCEPTANCE, HAMCMC_MEMORY_SIZES, LP_AUTO_MAX_DATA, LpMode, MAX_QNHMC_MEMORY,
+    MAX_TREE_DEPTH, RunSettings, chain_seed, default_step_size,
 };
 
 use chain::{ChainJob, StartedChain};
