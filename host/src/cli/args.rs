@@ -7,7 +7,7 @@ use qnmc::lbfgs::InitialScaling;
 use qnmc::{QnhmcMass, SghmcUpdate};
 
 use crate::input::Separator;
-use crate::run::{MetricKind, SamplerKind};
+use crate::run::{MAX_TREE_DEPTH, MetricKind, SamplerKind};
 use crate::targets::Missing;
 
 /// qnmc: quasi-Newton Monte Carlo samplers, targets and diagnostics.
@@ -170,7 +170,7 @@ pub struct SamplerArgs {
     pub metric: Option<MetricKind>,
     /// NUTS maximum tree depth, 1-30 (default 10, Stan's: at most 1023
     /// leapfrog steps per transition; each level doubles that).
-    #[arg(long, value_parser = small_count(1, 30), help_heading = NUTS)]
+    #[arg(long, value_parser = small_count(1, MAX_TREE_DEPTH), help_heading = NUTS)]
     pub max_tree_depth: Option<u32>,
     /// NUTS: end the warm-up once N consecutive slow windows kept the metric
     /// with no divergence and no tree at the maximum depth (default 2; 0:
