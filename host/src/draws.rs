@@ -58,6 +58,51 @@ pub struct ChainDraws {
     /// an optimum the secants could not measure, and it started again from another chain's initial point
     /// ([`crate::run::MINOR_MODE_LOG_MASS`]).
     pub restart: Option<ChainRestart>,
+    /// The warm-up's draws, every `thin`-th iteration from the first, when
+    /// `--save-warmup` asked for them (CmdStan's `save_warmup`); empty
+    /// otherwise. Nothing else of the run (summary, diagnostics, charts)
+    /// reads them.
+    pub saved_warmup: WarmupDraws,
+}
+
+/// Warm-up draws kept for the output files (`--save-warmup`), with the
+/// columns of [`ChainDraws`]' kept draws. `lp__` is NaN where the sampler
+/// did not have U at hand (the minibatch samplers: no full-data pass is
+/// spent on a warm-up draw).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WarmupDraws {
+    /// `lp__` of each saved warm-up draw.
+    pub lp: Vec<f64>,
+    /// `accept_stat__`.
+    pub accept_stat: Vec<f64>,
+    /// `stepsize__`: the step size the transition used, while it adapts.
+    pub step_size: Vec<f64>,
+    /// `n_leapfrog__`: gradient evaluations of the transition and of what
+    /// the warm-up spent after it (for NUTS, at a window's end: the probes
+    /// and the step-size search). The start (the initial point's search,
+    /// NUTS's L-BFGS start) is in the chain's
+    /// [`gradient_evaluations`](ChainDraws::gradient_evaluations), not here.
+    pub n_leapfrog: Vec<u32>,
+    /// `divergent__`.
+    pub divergent: Vec<bool>,
+    /// `treedepth__` (NUTS only).
+    pub tree_depth: Vec<u32>,
+    /// `energy__` (the samplers with a Hamiltonian).
+    pub energy: Vec<f64>,
+    /// Reported quantities, row-major as [`ChainDraws::values`].
+    pub values: Vec<f64>,
+}
+
+impl WarmupDraws {
+    /// Number of saved warm-up draws.
+    pub fn len(&self) -> usize {
+        self.lp.len()
+    }
+
+    /// `true` when none was saved.
+    pub fn is_empty(&self) -> bool {
+        self.lp.is_empty()
+    }
 }
 
 /// Largest dimension whose dense inverse metric (quasi-Newton or dense)

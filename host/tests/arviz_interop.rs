@@ -488,3 +488,147 @@ fn cmdstanpy_reads_a_nuts_run_with_its_adaptation() {
     assert_eq!(divergences, ours);
     std::fs::remove_dir_all(&folder).unwrap();
 }
+
+/// [`nuts_run`] with `--save-warmup`.
+fn nuts_run_saving_warmup() -> RunDraws {
+    let settings = RunSettings {
+        chains: CHAINS,
+        warmup: 500,
+        draws: DRAWS,
+        seed: 45,
+        save_warmup: true,
+        // Every chain's whole warm-up: Python's readers take one length.
+        early_end: Some(0),
+        ..RunSettings::default()
+    };
+    qnmc_host::run::run(
+        &ScaledNormal,
+        SamplerKind::Nuts,
+        &settings,
+        &Progress::hidden(),
+    )
+    .unwrap()
+}
+
+/// `arviz.from_cmdstan(..., save_warmup=True)`: per chain, the warm-up and
+/// kept draws of the first quantity and the warm-up's `n_steps`.
+const ARVIZ_WARMUP_SCRIPT: &str = r#"
+import sys, arviz as az
+idata = az.from_cmdstan(posterior=sys.argv[1:], save_warmup=True)
+var = list(idata.posterior.data_vars)[0]
+for c in range(idata.posterior.sizes["chain"]):
+    w = idata.warmup_posterior[var].values[c].reshape(-1, 3)[:, 0]
+    k = idata.posterior[var].values[c].reshape(-1, 3)[:, 0]
+    print("warmup", c, " ".join(repr(float(v)) for v in w))
+    print("kept", c, " ".join(repr(float(v)) for v in k))
+    print("steps", c, int(idata.warmup_sample_stats["n_steps"].values[c].sum()))
+"#;
+
+/// ArviZ splits our `--save-warmup` files as CmdStan's: the warm-up's
+/// draws in `warmup_posterior`, the kept ones in `posterior`, bit for bit.
+#[test]
+fn arviz_reads_the_saved_warmup_apart_from_the_kept_draws() {
+    if !should_run("arviz", "QNMC_REQUIRE_ARVIZ") {
+        return;
+    }
+    let run = nuts_run_saving_warmup();
+    let (folder, paths) = write_chain_files(&run, "arviz-warmup");
+    let output = Command::new("python3")
+        .args(["-c", ARVIZ_WARMUP_SCRIPT])
+        .args(&paths)
+        .output()
+        .expect("python3 ran a moment ago");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "ArviZ failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let line = |key: &str, c: usize| -> Vec<String> {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{key} {c} ")))
+            .unwrap_or_else(|| panic!("no {key} line for chain {c} in:\n{stdout}"))
+            .split(' ')
+            .map(str::to_string)
+            .collect()
+    };
+    let bits = |v: &[String]| -> Vec<u64> {
+        v.iter()
+            .map(|x| x.parse::<f64>().unwrap().to_bits())
+            .collect()
+    };
+    for (c, chain) in run.chains.iter().enumerate() {
+        let w = &chain.saved_warmup;
+        assert_eq!(w.len() as u64, chain.warmup_draws);
+        let ours_warmup: Vec<u64> = w.values.chunks(3).map(|r| r[0].to_bits()).collect();
+        assert_eq!(bits(&line("warmup", c)), ours_warmup, "chain {c}");
+        let ours_kept: Vec<u64> = chain.values.chunks(3).map(|r| r[0].to_bits()).collect();
+        assert_eq!(bits(&line("kept", c)), ours_kept, "chain {c}");
+        let steps: u64 = w.n_leapfrog.iter().map(|&n| u64::from(n)).sum();
+        assert_eq!(line("steps", c), [steps.to_string()]);
+    }
+    std::fs::remove_dir_all(&folder).unwrap();
+}
+
+/// `cmdstanpy.from_csv`: draws with and without the warm-up.
+const CMDSTANPY_WARMUP_SCRIPT: &str = r#"
+import sys, cmdstanpy
+fit = cmdstanpy.from_csv(sys.argv[1:])
+print("shape_all", *fit.draws(inc_warmup=True).shape)
+print("shape_kept", *fit.draws().shape)
+print("lp_kept", " ".join(repr(float(v)) for v in fit.draws_pd()["lp__"]))
+"#;
+
+/// CmdStanPy counts our saved warm-up rows as CmdStan's and keeps them out
+/// of the draws by default.
+#[test]
+fn cmdstanpy_reads_the_saved_warmup() {
+    if !should_run("cmdstanpy", "QNMC_REQUIRE_CMDSTANPY") {
+        return;
+    }
+    let run = nuts_run_saving_warmup();
+    let (folder, paths) = write_chain_files(&run, "cmdstanpy-warmup");
+    let output = Command::new("python3")
+        .args(["-c", CMDSTANPY_WARMUP_SCRIPT])
+        .args(&paths)
+        .output()
+        .expect("python3 ran a moment ago");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "CmdStanPy failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let line = |key: &str| -> Vec<String> {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{key} ")))
+            .unwrap_or_else(|| panic!("no {key} line in:\n{stdout}"))
+            .split(' ')
+            .map(str::to_string)
+            .collect()
+    };
+    let warmup = run.chains[0].warmup_draws as usize;
+    assert!(run.chains.iter().all(|c| c.warmup_draws as usize == warmup));
+    let width = line("shape_kept")[2].clone();
+    assert_eq!(
+        line("shape_kept"),
+        [DRAWS.to_string(), CHAINS.to_string(), width.clone()]
+    );
+    assert_eq!(
+        line("shape_all"),
+        [(warmup + DRAWS).to_string(), CHAINS.to_string(), width]
+    );
+    let lp: Vec<u64> = line("lp_kept")
+        .iter()
+        .map(|v| v.parse::<f64>().unwrap().to_bits())
+        .collect();
+    let ours: Vec<u64> = run
+        .chains
+        .iter()
+        .flat_map(|c| c.lp.iter().map(|v| v.to_bits()))
+        .collect();
+    assert_eq!(lp, ours);
+    std::fs::remove_dir_all(&folder).unwrap();
+}

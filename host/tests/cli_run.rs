@@ -316,3 +316,100 @@ fn the_csv_header_and_the_summary_say_how_each_chain_warmed_up() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// `--save-warmup` (with `--thin 2` and NUTS's early end, so the chains'
+/// warm-ups differ): each CSV holds ceil(num_warmup ÷ 2) warm-up rows
+/// before the adaptation block, then exactly the kept rows of the same run
+/// without it; the run notes (on stderr, with the other diagnostics) that
+/// Python's readers need one warm-up length;
+/// `qnmc check --draws-files` reads the files as kept draws only.
+#[test]
+fn saved_warmup_rows_precede_the_same_kept_draws() {
+    let dir = scratch("save-warmup");
+    let fit = |name: &str, more: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--target",
+            "gaussian",
+            "--dimension",
+            "5",
+            "--early-end",
+            "1",
+            "--thin",
+            "2",
+            "--draws",
+            "300",
+            "--chains",
+            "3",
+            "--quiet",
+            "--plot",
+            "none",
+            "--output",
+            name,
+        ];
+        args.extend_from_slice(more);
+        let (code, _, err) = common::qnmc(&args, &dir);
+        assert_eq!(code, 0, "{name}: {err}");
+        err
+    };
+    let diagnostics = fit("saved", &["--save-warmup"]);
+    fit("plain", &[]);
+    let warmups = warmup_draws(&dir, "saved");
+    assert!(
+        warmups.iter().any(|&w| w != warmups[0]),
+        "the early end should make the warm-ups differ here: {warmups:?}"
+    );
+    assert!(
+        diagnostics.contains("note: the chains' warm-ups ran"),
+        "{diagnostics}"
+    );
+    for (k, &w) in (1..=3).zip(&warmups) {
+        let saved = chain_csv(&dir, "saved", k);
+        let plain = chain_csv(&dir, "plain", k);
+        assert_eq!(saved.metadata("save_warmup"), Some("true"));
+        assert_eq!(plain.metadata("save_warmup"), Some("false"));
+        let rows = (w as usize).div_ceil(2);
+        assert_eq!(saved.warmup_rows(), rows);
+        assert_eq!(saved.rows(), rows + 300);
+        let kept = saved.without_warmup();
+        assert_eq!(kept.column_names, plain.column_names);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&kept.values), bits(&plain.values), "chain {k}");
+        // The warm-up's step size moves; the rows come before the block.
+        let steps = saved.column("stepsize__").unwrap();
+        assert!(steps[..rows].iter().any(|&e| e != steps[0]), "chain {k}");
+        let text =
+            std::fs::read_to_string(dir.join("saved").join(format!("chain_{k}.csv"))).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let header = lines.iter().position(|l| !l.starts_with('#')).unwrap();
+        assert_eq!(
+            lines[header + rows + 1],
+            "# Adaptation terminated",
+            "chain {k}"
+        );
+    }
+    let files: Vec<String> = (1..=3)
+        .map(|k| {
+            dir.join("saved")
+                .join(format!("chain_{k}.csv"))
+                .display()
+                .to_string()
+        })
+        .collect();
+    let mut args = vec![
+        "check",
+        "--target",
+        "gaussian",
+        "--dimension",
+        "5",
+        "--quiet",
+        "--draws-files",
+    ];
+    args.extend(files.iter().map(String::as_str));
+    let (code, out, err) = common::qnmc(&args, &dir);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(
+        out.contains("(3 chains x 300 draws)"),
+        "the check reads the kept draws only:\n{out}"
+    );
+}

@@ -159,6 +159,11 @@ pub struct SamplerArgs {
     /// choice (half the slowest direction's relaxation time, at most 1000).
     #[arg(long, value_parser = count(1), help_heading = SAMPLING)]
     pub thin: Option<usize>,
+    /// Write the warm-up's draws too (every THIN-th iteration from the
+    /// first), before the kept ones in each chain's CSV, as CmdStan's
+    /// save_warmup=1 does; summaries and diagnostics use the kept draws only.
+    #[arg(long, help_heading = SAMPLING)]
+    pub save_warmup: bool,
     /// Step size (default: dual averaging for samplers with an MH test; for
     /// the stochastic-gradient samplers a pilot's choice from the Hessian at
     /// the mode and the minibatch noise, see docs/DEFAULTS.md).

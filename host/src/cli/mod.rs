@@ -124,6 +124,7 @@ pub fn run_settings(a: &SamplerArgs) -> RunSettings {
         warmup,
         draws: a.draws,
         thin: a.thin.unwrap_or(1),
+        save_warmup: a.save_warmup,
         step_size: a.step_size,
         leapfrog_steps: a.leapfrog_steps,
         memory: a.memory,

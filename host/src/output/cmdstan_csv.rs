@@ -72,7 +72,7 @@ pub fn sampler_columns(run: &RunDraws) -> Vec<&'static str> {
 ///    metric;
 ///    [`StepSizeOrigin::Adapted`](crate::draws::StepSizeOrigin::Adapted)), with `delta` the target
 ///    acceptance; `thin` is the setting `thin`, else 1; `save_warmup` is
-///    false (only kept draws are written); NUTS adds CmdStan's `max_depth`
+///    true when the chain saved its warm-up draws (`--save-warmup`); NUTS adds CmdStan's `max_depth`
 ///    and, when its warm-up adapted, `metric` (CmdStan's name, see 3). The
 ///    `qnmc` section writes the run's `metric` setting as `metric_kind`, as
 ///    readers take the last line containing `metric =` for CmdStan's;
@@ -99,7 +99,10 @@ pub fn sampler_columns(run: &RunDraws) -> Vec<&'static str> {
 ///    [`MAX_WRITTEN_METRIC_DIMENSION`]; above, a line says it is not
 ///    written, and the header has no `metric`);
 /// 4. one line per kept draw, each number in its shortest text that reads
-///    back to the same `f64` (see [`float_text`]);
+///    back to the same `f64` (see [`float_text`]); with `--save-warmup`
+///    the saved warm-up draws ([`ChainDraws::saved_warmup`](crate::draws::ChainDraws))
+///    come first, between the header and the adaptation block, as in
+///    CmdStan (ceil(`num_warmup` ÷ `thin`) lines: iterations 0, thin, 2·thin, …);
 /// 5. the `Elapsed Time` trailer with warm-up, sampling and total seconds.
 ///
 /// # Panics
@@ -163,7 +166,10 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
     line("#   sample");
     line(&format!("#     num_samples = {}", chain.len()));
     line(&format!("#     num_warmup = {}", chain.warmup_draws));
-    line("#     save_warmup = false");
+    line(&format!(
+        "#     save_warmup = {}",
+        !chain.saved_warmup.is_empty()
+    ));
     line(&format!("#     thin = {thin}"));
     line("#     adapt");
     let adapted = run.step_size_origin.adapted();
@@ -199,51 +205,41 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
     let mut header: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
     header.extend(run.names.iter().map(|n| csv_column_name(n)));
     line(&header.join(","));
+    let quantities = run.names.len();
+    let saved = &chain.saved_warmup;
+    write_rows(
+        &mut line,
+        &columns,
+        quantities,
+        Rows {
+            lp: &saved.lp,
+            accept_stat: &saved.accept_stat,
+            step_size: &saved.step_size,
+            tree_depth: &saved.tree_depth,
+            n_leapfrog: &saved.n_leapfrog,
+            divergent: &saved.divergent,
+            energy: &saved.energy,
+            values: &saved.values,
+        },
+    );
     if let Some(metric) = &chain.adapted_metric {
         adaptation_block(&mut line, chain.step_size.first().copied(), metric);
     }
-
-    let quantities = run.names.len();
-    let mut row = String::new();
-    for i in 0..chain.len() {
-        row.clear();
-        let stat = |v: Option<&f64>| float_text(v.copied().unwrap_or(f64::NAN));
-        for (k, column) in columns.iter().enumerate() {
-            if k > 0 {
-                row.push(',');
-            }
-            match *column {
-                "lp__" => row.push_str(&stat(chain.lp.get(i))),
-                "accept_stat__" => row.push_str(&stat(chain.accept_stat.get(i))),
-                "stepsize__" => row.push_str(&stat(chain.step_size.get(i))),
-                // A chain that recorded no depth here (none does within one
-                // NUTS run) writes 0, as for n_leapfrog__.
-                "treedepth__" => {
-                    let _ = write!(row, "{}", chain.tree_depth.get(i).copied().unwrap_or(0));
-                }
-                "n_leapfrog__" => {
-                    let _ = write!(row, "{}", chain.n_leapfrog.get(i).copied().unwrap_or(0));
-                }
-                "divergent__" => {
-                    let divergent = chain.divergent.get(i).copied().unwrap_or(false);
-                    let _ = write!(row, "{}", u8::from(divergent));
-                }
-                // energy__, the last of SAMPLER_COLUMNS.
-                _ => row.push_str(&stat(chain.energy.get(i))),
-            }
-        }
-        for j in 0..quantities {
-            row.push(',');
-            row.push_str(&float_text(
-                chain
-                    .values
-                    .get(i * quantities + j)
-                    .copied()
-                    .unwrap_or(f64::NAN),
-            ));
-        }
-        line(&row);
-    }
+    write_rows(
+        &mut line,
+        &columns,
+        quantities,
+        Rows {
+            lp: &chain.lp,
+            accept_stat: &chain.accept_stat,
+            step_size: &chain.step_size,
+            tree_depth: &chain.tree_depth,
+            n_leapfrog: &chain.n_leapfrog,
+            divergent: &chain.divergent,
+            energy: &chain.energy,
+            values: &chain.values,
+        },
+    );
 
     let warmup = chain.warmup_seconds;
     let sampling = chain.sampling_seconds;
@@ -262,6 +258,62 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
     ));
     line("# ");
     out
+}
+
+/// The columns of some draws (the saved warm-up's or the kept ones).
+struct Rows<'a> {
+    lp: &'a [f64],
+    accept_stat: &'a [f64],
+    step_size: &'a [f64],
+    tree_depth: &'a [u32],
+    n_leapfrog: &'a [u32],
+    divergent: &'a [bool],
+    energy: &'a [f64],
+    values: &'a [f64],
+}
+
+/// One CSV line per draw of `rows`: the sampler `columns`, then the
+/// `quantities` values.
+fn write_rows(line: &mut impl FnMut(&str), columns: &[&str], quantities: usize, rows: Rows<'_>) {
+    let mut row = String::new();
+    for i in 0..rows.lp.len() {
+        row.clear();
+        let stat = |v: Option<&f64>| float_text(v.copied().unwrap_or(f64::NAN));
+        for (k, column) in columns.iter().enumerate() {
+            if k > 0 {
+                row.push(',');
+            }
+            match *column {
+                "lp__" => row.push_str(&stat(rows.lp.get(i))),
+                "accept_stat__" => row.push_str(&stat(rows.accept_stat.get(i))),
+                "stepsize__" => row.push_str(&stat(rows.step_size.get(i))),
+                // A chain that recorded no depth here (none does within one
+                // NUTS run) writes 0, as for n_leapfrog__.
+                "treedepth__" => {
+                    let _ = write!(row, "{}", rows.tree_depth.get(i).copied().unwrap_or(0));
+                }
+                "n_leapfrog__" => {
+                    let _ = write!(row, "{}", rows.n_leapfrog.get(i).copied().unwrap_or(0));
+                }
+                "divergent__" => {
+                    let divergent = rows.divergent.get(i).copied().unwrap_or(false);
+                    let _ = write!(row, "{}", u8::from(divergent));
+                }
+                // energy__, the last of SAMPLER_COLUMNS.
+                _ => row.push_str(&stat(rows.energy.get(i))),
+            }
+        }
+        for j in 0..quantities {
+            row.push(',');
+            row.push_str(&float_text(
+                rows.values
+                    .get(i * quantities + j)
+                    .copied()
+                    .unwrap_or(f64::NAN),
+            ));
+        }
+        line(&row);
+    }
 }
 
 /// CmdStan's name of a NUTS metric (`None`: one CmdStan has no name for
@@ -418,6 +470,7 @@ mod tests {
                     energy: Vec::new(),
                     adapted_metric: None,
                     restart: None,
+                    saved_warmup: Default::default(),
                 },
                 ChainDraws::default(),
             ],
@@ -548,6 +601,50 @@ mod tests {
             let back = read_cmdstan_csv(&text.join("\n")).unwrap();
             assert_eq!(back.metadata("num_warmup"), Some(warmup));
         }
+    }
+
+    /// `--save-warmup`: the warm-up's rows come between the header and the
+    /// adaptation block, the configuration says `save_warmup = true`, and a
+    /// reader that follows CmdStan's count (ceil(num_warmup ÷ thin) rows)
+    /// gets back exactly the kept draws.
+    #[test]
+    fn saved_warmup_rows_come_before_the_adaptation_block() {
+        use crate::draws::{AdaptedMetric, WarmupDraws};
+        let mut run = tricky_run();
+        run.settings.push(("thin".into(), "2".into()));
+        let chain = &mut run.chains[0];
+        chain.warmup_draws = 3;
+        chain.adapted_metric = Some(AdaptedMetric::Diagonal(vec![1.0, 2.0, 3.0]));
+        chain.saved_warmup = WarmupDraws {
+            lp: vec![-40.0, -3.5],
+            accept_stat: vec![0.0, 0.5],
+            step_size: vec![1.0, 0.0625],
+            n_leapfrog: vec![3, 31],
+            divergent: vec![true, false],
+            tree_depth: Vec::new(),
+            energy: Vec::new(),
+            values: vec![9.0, 8.0, 7.0, 0.5, 0.25, 0.125],
+        };
+        let text = cmdstan_csv(&run, 0);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.contains(&"#     save_warmup = true"), "{text}");
+        let header = lines.iter().position(|l| !l.starts_with('#')).unwrap();
+        assert_eq!(lines[header + 1], "-40,0,1,3,1,9,8,7");
+        assert_eq!(lines[header + 2], "-3.5,0.5,0.0625,31,0,0.5,0.25,0.125");
+        assert_eq!(lines[header + 3], "# Adaptation terminated");
+        let back = read_cmdstan_csv(&text).unwrap();
+        assert_eq!(back.rows(), 5);
+        assert_eq!(back.warmup_rows(), 2);
+        let again = crate::output::run_draws_from_cmdstan(&[back]).unwrap();
+        let kept = &again.chains[0];
+        assert_eq!(kept.len(), 3);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&kept.lp), bits(&run.chains[0].lp));
+        assert_eq!(bits(&kept.values), bits(&run.chains[0].values));
+        // Without saved rows the file says so and nothing is skipped.
+        let plain = read_cmdstan_csv(&cmdstan_csv(&tricky_run(), 0)).unwrap();
+        assert_eq!(plain.metadata("save_warmup"), Some("false"));
+        assert_eq!(plain.warmup_rows(), 0);
     }
 
     #[test]

@@ -45,6 +45,32 @@ impl CmdStanDraws {
         })
     }
 
+    /// How many of the first rows are warm-up draws: none unless the file
+    /// says `save_warmup = true` (or `1`); then CmdStan's count,
+    /// ceil(`num_warmup` ÷ `thin`), at most the rows there are. (ArviZ's
+    /// `from_cmdstan` takes `num_warmup` ÷ `thin` rounded down, the same
+    /// unless `thin` does not divide `num_warmup`.)
+    pub fn warmup_rows(&self) -> usize {
+        let saved = matches!(self.metadata("save_warmup"), Some("true" | "1"));
+        if !saved {
+            return 0;
+        }
+        let number = |key: &str| self.metadata(key).and_then(|v| v.parse::<usize>().ok());
+        let warmup = number("num_warmup").unwrap_or(0);
+        let thin = number("thin").unwrap_or(1).max(1);
+        warmup.div_ceil(thin).min(self.rows())
+    }
+
+    /// The file without its warm-up rows ([`warmup_rows`](Self::warmup_rows)).
+    pub fn without_warmup(&self) -> CmdStanDraws {
+        let skip = self.warmup_rows() * self.column_names.len();
+        CmdStanDraws {
+            comments: self.comments.clone(),
+            column_names: self.column_names.clone(),
+            values: self.values[skip..].to_vec(),
+        }
+    }
+
     /// Warm-up and sampling seconds from the `Elapsed Time` trailer.
     pub fn elapsed_seconds(&self) -> Option<(f64, f64)> {
         let start = self
@@ -180,7 +206,8 @@ pub fn read_cmdstan_csv(text: &str) -> Result<CmdStanDraws, CmdStanCsvError> {
 /// quantities are the columns not ending in `__` (renamed `w.1` → `w[1]`),
 /// the sampler columns fill the chain statistics (a missing one is NaN, 0 or
 /// `false`), `id`, `seed`, `model`, `algorithm` and the elapsed times come
-/// from the comments. Fails when the files do not have the same columns.
+/// from the comments; saved warm-up rows ([`CmdStanDraws::warmup_rows`]) are
+/// left out. Fails when the files do not have the same columns.
 pub fn run_draws_from_cmdstan(files: &[CmdStanDraws]) -> Result<RunDraws, String> {
     let Some(first) = files.first() else {
         return Err("no CmdStan files to read".into());
@@ -198,6 +225,7 @@ pub fn run_draws_from_cmdstan(files: &[CmdStanDraws]) -> Result<RunDraws, String
         ..RunDraws::default()
     };
     for (k, file) in files.iter().enumerate() {
+        let file = &file.without_warmup();
         if file.column_names != first.column_names {
             return Err(format!(
                 "file {} has columns different from file 1 ({} vs {})",
@@ -260,6 +288,8 @@ pub fn run_draws_from_cmdstan(files: &[CmdStanDraws]) -> Result<RunDraws, String
             adapted_metric: None,
             // A CmdStan CSV does not say.
             restart: None,
+            // Left out above (their statistics are not read back).
+            saved_warmup: Default::default(),
         });
     }
     Ok(run)

@@ -423,6 +423,23 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
         }
     }
 
+    // Python's readers take one warm-up length for every chain's saved rows.
+    if run.chains.iter().any(|c| !c.saved_warmup.is_empty()) {
+        let lengths = run.chains.iter().map(|c| c.warmup_draws);
+        let (shortest, longest) = (lengths.clone().min(), lengths.max());
+        if let (Some(shortest), Some(longest)) = (shortest, longest)
+            && shortest != longest
+        {
+            health.notes.push(format!(
+                "the chains' warm-ups ran {shortest} to {longest} iterations (NUTS ends a \
+                 chain's warm-up early once its metric has settled, or runs one more terminal \
+                 buffer after divergences); each file's num_warmup says how many of its rows \
+                 are warm-up, but ArviZ's from_cmdstan and CmdStanPy take one length for all \
+                 chains and refuse these files: --early-end 0 runs every chain's whole --warmup"
+            ));
+        }
+    }
+
     for chain in &run.chains {
         match chain.restart {
             Some(ChainRestart {
@@ -492,6 +509,28 @@ mod tests {
     /// A model that threw (a Stan `reject()`): the advice is about the
     /// model's bounds, never "raise --target-acceptance", and where no kept
     /// transition diverged it is a note, not a warning.
+    /// Saved warm-ups of different lengths get a note naming the readers
+    /// that refuse them and the setting that avoids it; equal ones none.
+    #[test]
+    fn saved_warmups_of_different_lengths_get_a_note() {
+        let mut run = gaussian_run(4, 1000, 3, 5);
+        for c in &mut run.chains {
+            c.warmup_draws = 500;
+            c.saved_warmup.lp = vec![-1.0; 500];
+        }
+        let says = |h: &RunHealth| h.notes.iter().any(|n| n.contains("--early-end 0"));
+        assert!(!says(&health(&run)));
+        run.chains[2].warmup_draws = 175;
+        let h = health(&run);
+        let note = h.notes.iter().find(|n| n.contains("--early-end 0"));
+        assert!(note.is_some_and(|n| n.contains("175 to 500")), "{h:?}");
+        // Not saved: nothing to say.
+        for c in &mut run.chains {
+            c.saved_warmup = Default::default();
+        }
+        assert!(!says(&health(&run)));
+    }
+
     #[test]
     fn a_model_that_threw_gets_advice_about_its_bounds() {
         let failures = "the log density of m.so threw in 12 evaluations (those transitions \

@@ -48,6 +48,7 @@ pub(crate) fn gaussian_run(chains: usize, draws: usize, quantities: usize, seed:
                 energy: Vec::new(),
                 adapted_metric: None,
                 restart: None,
+                saved_warmup: Default::default(),
             }
         })
         .collect();

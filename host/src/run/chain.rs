@@ -759,6 +759,27 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
             // A refused step size leaves the previous one: nothing to count.
             let _ = w.after_draw(&mut Adaptable::<D, S>(&mut *sampler), &stats, rng);
         }
+        // CmdStan saves warm-up iterations 0, thin, 2·thin, …
+        if s.save_warmup && warmup_done.is_none() && iteration % s.thin == 0 {
+            let saved = &mut chain.saved_warmup;
+            let x = sampler.position();
+            let auxiliary: f64 = x[n..moved].iter().map(|v| 0.5 * v * v).sum();
+            saved
+                .lp
+                .push(sampler.potential().map_or(f64::NAN, |u| -(u - auxiliary)));
+            saved.accept_stat.push(stats.acceptance_probability);
+            saved.step_size.push(stats.step_size);
+            saved.n_leapfrog.push(stats.gradient_evaluations);
+            saved.divergent.push(stats.divergent);
+            if let Some(depth) = sampler.tree_depth() {
+                saved.tree_depth.push(depth);
+            }
+            if records_energy {
+                saved.energy.push(stats.energy.unwrap_or(f64::NAN));
+            }
+            job.model.constrain(&x[..n], &mut row);
+            saved.values.extend_from_slice(&row);
+        }
         if warmup_done.is_some() && (sampled + 1) % s.thin == 0 {
             let x = sampler.position();
             // Minibatch samplers never compute the full-data U: lp__ costs a

@@ -34,6 +34,10 @@ pub struct RunSettings {
     pub draws: usize,
     /// Keep every `thin`-th iteration after warm-up. Default 1.
     pub thin: usize,
+    /// Keep the warm-up's draws too (every `thin`-th iteration from the
+    /// first) and write them before the kept ones, as CmdStan's
+    /// `save_warmup`. Default false.
+    pub save_warmup: bool,
     /// Step size ε. `None`: dual averaging during warm-up (Stan's settings,
     /// δ = [`target_acceptance`](Self::target_acceptance)) for the samplers
     /// with a Metropolis test; for the others the default of
@@ -174,6 +178,7 @@ impl Default for RunSettings {
             warmup: 1000,
             draws: 1000,
             thin: 1,
+            save_warmup: false,
             step_size: None,
             leapfrog_steps: None,
             memory: None,

@@ -565,3 +565,69 @@ fn progress_counts_the_phase_and_the_kept_divergences() {
         format!(": sampling, {kept_divergent} divergent")
     );
 }
+
+/// `--save-warmup` keeps the warm-up's draws beside the kept ones and
+/// changes nothing else: the kept draws are those of the same run without
+/// it, bit for bit, for NUTS (its own warm-up, which may end early or run
+/// one terminal buffer more) and for HMC (the runner's step-size warm-up),
+/// with and without thinning. The saved rows are CmdStan's: iterations 0,
+/// thin, 2·thin, … of the warm-up the chain ran; with thin 1 their
+/// `n_leapfrog__` and the kept draws' add up to the chain's gradient count
+/// but for the start (the initial point's search and NUTS's L-BFGS start,
+/// made before the first draw).
+#[test]
+fn saving_the_warmup_keeps_its_draws_and_changes_nothing_else() {
+    for (kind, thin) in [
+        (SamplerKind::Nuts, 1),
+        (SamplerKind::Nuts, 3),
+        (SamplerKind::Hmc, 1),
+        (SamplerKind::Hmc, 4),
+    ] {
+        let base = RunSettings {
+            warmup: 150,
+            draws: 200,
+            thin,
+            ..settings()
+        };
+        let plain = run(&Diagonal, kind, &base, &Progress::hidden()).unwrap();
+        let saving = RunSettings {
+            save_warmup: true,
+            ..base.clone()
+        };
+        let saved = run(&Diagonal, kind, &saving, &Progress::hidden()).unwrap();
+        for (a, b) in plain.chains.iter().zip(&saved.chains) {
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&a.values), bits(&b.values), "{kind} thin {thin}");
+            assert_eq!(bits(&a.lp), bits(&b.lp), "{kind} thin {thin}");
+            assert_eq!(a.gradient_evaluations, b.gradient_evaluations);
+            assert!(a.saved_warmup.is_empty());
+            let w = &b.saved_warmup;
+            let rows = (b.warmup_draws as usize).div_ceil(thin);
+            assert!(rows > 0, "{kind}: no warm-up ran");
+            assert_eq!(w.len(), rows, "{kind} thin {thin}");
+            assert_eq!(w.values.len(), rows * N);
+            assert_eq!(w.accept_stat.len(), rows);
+            assert_eq!(w.step_size.len(), rows);
+            assert_eq!(w.n_leapfrog.len(), rows);
+            assert_eq!(w.divergent.len(), rows);
+            assert_eq!(w.energy.len(), rows);
+            assert_eq!(
+                w.tree_depth.len(),
+                if kind == SamplerKind::Nuts { rows } else { 0 }
+            );
+            assert!(w.lp.iter().all(|v| v.is_finite()));
+            // The step size moves while it adapts.
+            assert!(w.step_size.iter().any(|&e| e != w.step_size[0]), "{kind}");
+            if thin == 1 {
+                let warmup: u64 = w.n_leapfrog.iter().map(|&n| u64::from(n)).sum();
+                let kept: u64 = b.n_leapfrog.iter().map(|&n| u64::from(n)).sum();
+                let start = b.gradient_evaluations - (warmup + kept);
+                if kind == SamplerKind::Nuts {
+                    assert!((1..1000).contains(&start), "{kind}: start {start}");
+                } else {
+                    assert!(start < 100, "{kind}: start {start}");
+                }
+            }
+        }
+    }
+}
