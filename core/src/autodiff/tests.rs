@@ -218,6 +218,55 @@ fn arithmetic_and_power_match_reference_values() {
     }
 }
 
+/// `powi` by repeated squaring: xⁿ and n·xⁿ⁻¹ in all three modes against
+/// libm's pow on |x| (with the sign of an odd power), within [`close`]'s
+/// 8 ulp, for negative, zero and positive x and n (0 at x = 0 for n ≥ 2).
+#[test]
+fn integer_powers_match_reference_values() {
+    struct Power(i32);
+    impl AutodiffModel<1> for Power {
+        fn potential<S: Scalar>(&self, x: &[S; 1]) -> S {
+            x[0].powi(self.0)
+        }
+    }
+    let power = |x: f64, n: i32| -> f64 {
+        let magnitude = libm::pow(x.abs(), f64::from(n));
+        if x < 0.0 && n % 2 != 0 {
+            -magnitude
+        } else {
+            magnitude
+        }
+    };
+    for (x, n) in [
+        (-2.0, 3),
+        (1.5, 4),
+        (-0.7, 7),
+        (0.3, 0),
+        (2.0, -2),
+        (-1.25, -3),
+        (3.0, 1),
+        (0.0, 1),
+        (0.0, 2),
+        (1.1, 25),
+    ] {
+        let value = power(x, n);
+        let derivative = if n == 0 {
+            0.0
+        } else {
+            f64::from(n) * power(x, n - 1)
+        };
+        for (mode, (u, g)) in both_modes(Power(n), [x]).into_iter().enumerate() {
+            assert!(close(u, value), "{x}^{n} = {u}, reference {value}");
+            assert!(
+                close(g[0], derivative),
+                "d/dx {x}^{n} mode {mode} = {}, reference {derivative}",
+                g[0]
+            );
+        }
+    }
+    assert_eq!(Scalar::powi(-2.0_f32, 3), -8.0);
+}
+
 /// Negation, the assignment operators and log_add_exp.
 #[test]
 fn negation_assignment_and_log_add_exp() {
