@@ -6,7 +6,8 @@
 //! constructor that returns it by value builds it on the stack and copies it
 //! out, and a debug build keeps every copy: `AdaptiveNuts::new` at D = 100
 //! needs about 2 MB of stack there, more than a default 2 MiB thread has
-//! left. The in-place constructors (`AdaptiveNuts::init_in_place`,
+//! left, so `AdaptiveNuts::new` refuses at compile time a sampler larger
+//! than `adaptation::NEW_MAX_BYTES`. The in-place constructors (`AdaptiveNuts::init_in_place`,
 //! `AdaptiveNuts::new_boxed` with the `alloc` feature, `AdaptiveNuts::reset`
 //! on a sampler that exists already) write into the caller's storage instead:
 //! a `static`, a `MaybeUninit` on the stack or a `Box`.

@@ -19,9 +19,10 @@
 //! window end (gradients so far, replaced or kept, the Fisher scores).
 use nalgebra::{DMatrix, SymmetricEigen};
 use qnmc::adaptation::{
-    AcceptanceStatistic, AdaptiveNuts, DEFAULT_RANK_TOLERANCE, LbfgsEstimator, WarmupSchedule,
+    AcceptanceStatistic, AdaptiveNuts, DEFAULT_RANK_TOLERANCE, LbfgsEstimator,
+    LbfgsEstimatorSettings, WarmupSchedule,
 };
-use qnmc::metric::{LbfgsMetric, Metric};
+use qnmc::metric::Metric;
 use qnmc::{NutsSettings, Potential};
 use rand_core::SeedableRng;
 
@@ -63,13 +64,13 @@ fn main() {
             let u: f64 = qnmc::Real::uniform_open_closed(&mut rng);
             *v = 2.0 * (2.0 * u - 1.0);
         }
-        let estimator = LbfgsEstimator::<f64, D, M>::new(DEFAULT_RANK_TOLERANCE).unwrap();
-        let mut chain: AdaptiveNuts<f64, D, _, 10> = AdaptiveNuts::new(
+        // Built on the heap: at D = 100 the sampler is too large for
+        // `AdaptiveNuts::new` (NEW_MAX_BYTES).
+        let mut chain = AdaptiveNuts::<f64, D, LbfgsEstimator<f64, D, M>, 10>::new_boxed(
             NutsSettings::new(0.1),
             WarmupSchedule::new(warmup, init, 75, 25).unwrap(),
-            LbfgsMetric::<f64, D, M>::identity(),
-            estimator,
-            start,
+            LbfgsEstimatorSettings::new(DEFAULT_RANK_TOLERANCE),
+            &start,
             &Correlated,
         )
         .unwrap();

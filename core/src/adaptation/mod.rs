@@ -53,8 +53,8 @@ pub use metric_estimators::{
     DenseEstimator, DiagonalEstimator, IdentityEstimator, MetricChange, MetricEstimator,
 };
 pub use nuts_warmup::{
-    AcceptanceStatistic, AdaptiveNuts, DIVERGENCE_RATE, STEP_SIZE_FALL, STEP_SIZE_FALL_WEIGHT,
-    STUCK_ACCEPTANCE, STUCK_PROBES,
+    AcceptanceStatistic, AdaptiveNuts, DIVERGENCE_RATE, NEW_MAX_BYTES, STEP_SIZE_FALL,
+    STEP_SIZE_FALL_WEIGHT, STUCK_ACCEPTANCE, STUCK_PROBES,
 };
 pub use schedule::WarmupSchedule;
 pub use welford::{Welford, WelfordCovariance};

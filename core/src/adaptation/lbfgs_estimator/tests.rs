@@ -211,12 +211,16 @@ fn learns_the_correlated_gaussian_almost_exactly() {
         for v in start.iter_mut() {
             *v = 4.0 * (f64::uniform_open_closed(&mut rng) - 0.5);
         }
-        let mut chain: AdaptiveNuts<f64, D, _, 10> = AdaptiveNuts::new(
+        // In place on the heap: at D = 100 the sampler is too large for
+        // `AdaptiveNuts::new` (NEW_MAX_BYTES).
+        let mut storage =
+            std::boxed::Box::<AdaptiveNuts<f64, D, LbfgsEstimator<f64, D, 20>, 10>>::new_uninit();
+        let chain = AdaptiveNuts::init_in_place(
+            &mut storage,
             NutsSettings::new(0.1),
             WarmupSchedule::after_optimization(300).unwrap(),
-            LbfgsMetric::<f64, D, 20>::identity(),
-            LbfgsEstimator::<f64, D, 20>::new(0.0).unwrap(),
-            start,
+            LbfgsEstimatorSettings::new(0.0),
+            &start,
             &Correlated,
         )
         .unwrap();

@@ -205,12 +205,49 @@ pub enum AcceptanceStatistic {
 #[allow(unsafe_code)]
 unsafe impl ZeroValid for AcceptanceStatistic {}
 
+/// The largest [`AdaptiveNuts`] that [`AdaptiveNuts::new`] builds (bytes,
+/// `size_of`); a larger one is refused at compile time. A debug build
+/// needs about five times the sampler's size of stack to build it by value
+/// (2 MB for the default f64 sampler at D = 100, 387 KB, which overflowed a
+/// default 2 MiB thread), so 256 KiB keeps that within 1.3 MB. The default
+/// quasi-Newton sampler (f64, M = 20) fits up to D = 25 (234 KB); the
+/// diagonal one up to D = 400 or so.
+///
+/// ```compile_fail
+/// use qnmc::NutsSettings;
+/// use qnmc::adaptation::{AdaptiveNuts, LbfgsEstimator, WarmupSchedule};
+/// use qnmc::metric::LbfgsMetric;
+/// # struct Bowl;
+/// # impl qnmc::Potential<f64, 100> for Bowl {
+/// #     fn potential_and_gradient(&self, x: &[f64; 100], g: &mut [f64; 100]) -> f64 {
+/// #         g.copy_from_slice(x);
+/// #         x.iter().map(|v| 0.5 * v * v).sum()
+/// #     }
+/// # }
+/// // The default sampler at D = 100 (387 KB): refused; use new_boxed.
+/// let chain = AdaptiveNuts::<f64, 100, LbfgsEstimator<f64, 100, 20>>::new(
+///     NutsSettings::new(0.1),
+///     WarmupSchedule::stan(500).unwrap(),
+///     LbfgsMetric::identity(),
+///     LbfgsEstimator::new(0.0).unwrap(),
+///     [0.5; 100],
+///     &Bowl,
+/// );
+/// ```
+pub const NEW_MAX_BYTES: usize = 256 * 1024;
+
 impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
     AdaptiveNuts<T, D, E, MAX_DEPTH>
 {
     /// NUTS with `settings` (its step size is the first guess), started at
     /// `initial_position` with `metric`, which `estimator` initialises and then
     /// tunes over `schedule`.
+    ///
+    /// The sampler is returned by value, so it is built on the stack: a
+    /// sampler larger than [`NEW_MAX_BYTES`] does not compile here (the
+    /// error names `new_boxed` (feature `alloc`) and
+    /// [`init_in_place`](Self::init_in_place), which build it where it
+    /// lives).
     pub fn new<P: Potential<T, D>>(
         settings: NutsSettings<T>,
         schedule: WarmupSchedule,
@@ -219,6 +256,14 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         initial_position: [T; D],
         target: &P,
     ) -> Result<Self, Error> {
+        const {
+            assert!(
+                core::mem::size_of::<Self>() <= NEW_MAX_BYTES,
+                "this AdaptiveNuts is too large to build on the stack with AdaptiveNuts::new \
+                 (a debug build keeps about five copies of it there): build it where it lives \
+                 with AdaptiveNuts::new_boxed (feature alloc) or AdaptiveNuts::init_in_place"
+            )
+        };
         let mut nuts = Nuts::new(settings, metric, initial_position, target)?;
         let (position, gradient) = (*nuts.position(), *nuts.gradient());
         if schedule.warmup_draws() > 0 {
@@ -735,7 +780,8 @@ where
     ///
     /// `AdaptiveNuts::new` returns the sampler by value instead: it builds
     /// it on the stack, and a debug build needs about five times its size
-    /// there (2 MB at D = 100, overflowing a default 2 MiB thread).
+    /// there (2 MB at D = 100, overflowing a default 2 MiB thread), so it
+    /// refuses at compile time a sampler above [`NEW_MAX_BYTES`].
     ///
     /// `size_of` the f64 sampler (bytes, x86-64; the maximum tree depth 10)
     /// by dimension D and L-BFGS memory M: about 8·(93 + 10M)·D bytes plus

@@ -571,3 +571,16 @@ fn prepare_warmup_then_step_is_step_alone() {
         assert!(prepared.warmup_gradient_evaluations() > 1, "seed {seed}");
     }
 }
+
+/// Which samplers `AdaptiveNuts::new` takes (`NEW_MAX_BYTES`): the default
+/// quasi-Newton one (M = 20) up to D = 25, the diagonal one at D = 100, not
+/// the quasi-Newton one at D = 100 (its construction overflowed a 2 MiB
+/// debug thread).
+#[test]
+fn new_takes_the_samplers_that_fit_on_a_debug_stack() {
+    use crate::adaptation::{DiagonalEstimator, LbfgsEstimator, NEW_MAX_BYTES};
+    use core::mem::size_of;
+    assert!(size_of::<AdaptiveNuts<f64, 25, LbfgsEstimator<f64, 25, 20>>>() <= NEW_MAX_BYTES);
+    assert!(size_of::<AdaptiveNuts<f64, 100, DiagonalEstimator<f64, 100>>>() <= NEW_MAX_BYTES);
+    assert!(size_of::<AdaptiveNuts<f64, 100, LbfgsEstimator<f64, 100, 20>>>() > NEW_MAX_BYTES);
+}
