@@ -510,6 +510,43 @@ fn nuts_run_saving_warmup() -> RunDraws {
     .unwrap()
 }
 
+/// Runs `python3 -c script paths…` and returns its standard output, failing
+/// the test (with the output and errors) when the script fails.
+fn python_output(script: &str, paths: &[String]) -> String {
+    let output = Command::new("python3")
+        .args(["-c", script])
+        .args(paths)
+        .output()
+        .expect("python3 ran a moment ago");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "the Python script failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+/// The space-separated words after `prefix` on the first line that starts
+/// with it.
+fn words_after(stdout: &str, prefix: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("no line {prefix:?} in:\n{stdout}"))
+        .split(' ')
+        .map(str::to_string)
+        .collect()
+}
+
+/// The bits of each word read as an `f64`.
+fn bits_of(words: &[String]) -> Vec<u64> {
+    words
+        .iter()
+        .map(|w| w.parse::<f64>().unwrap().to_bits())
+        .collect()
+}
+
 /// `arviz.from_cmdstan(..., save_warmup=True)`: per chain, the warm-up and
 /// kept draws of the first quantity and the warm-up's `n_steps`.
 const ARVIZ_WARMUP_SCRIPT: &str = r#"
@@ -533,40 +570,25 @@ fn arviz_reads_the_saved_warmup_apart_from_the_kept_draws() {
     }
     let run = nuts_run_saving_warmup();
     let (folder, paths) = write_chain_files(&run, "arviz-warmup");
-    let output = Command::new("python3")
-        .args(["-c", ARVIZ_WARMUP_SCRIPT])
-        .args(&paths)
-        .output()
-        .expect("python3 ran a moment ago");
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(
-        output.status.success(),
-        "ArviZ failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let line = |key: &str, c: usize| -> Vec<String> {
-        stdout
-            .lines()
-            .find_map(|l| l.strip_prefix(&format!("{key} {c} ")))
-            .unwrap_or_else(|| panic!("no {key} line for chain {c} in:\n{stdout}"))
-            .split(' ')
-            .map(str::to_string)
-            .collect()
-    };
-    let bits = |v: &[String]| -> Vec<u64> {
-        v.iter()
-            .map(|x| x.parse::<f64>().unwrap().to_bits())
-            .collect()
-    };
+    let stdout = python_output(ARVIZ_WARMUP_SCRIPT, &paths);
     for (c, chain) in run.chains.iter().enumerate() {
         let w = &chain.saved_warmup;
         assert_eq!(w.len() as u64, chain.warmup_draws);
-        let ours_warmup: Vec<u64> = w.values.chunks(3).map(|r| r[0].to_bits()).collect();
-        assert_eq!(bits(&line("warmup", c)), ours_warmup, "chain {c}");
-        let ours_kept: Vec<u64> = chain.values.chunks(3).map(|r| r[0].to_bits()).collect();
-        assert_eq!(bits(&line("kept", c)), ours_kept, "chain {c}");
+        let first =
+            |values: &[f64]| -> Vec<u64> { values.chunks(3).map(|r| r[0].to_bits()).collect() };
+        assert_eq!(
+            bits_of(&words_after(&stdout, &format!("warmup {c} "))),
+            first(&w.values)
+        );
+        assert_eq!(
+            bits_of(&words_after(&stdout, &format!("kept {c} "))),
+            first(&chain.values)
+        );
         let steps: u64 = w.n_leapfrog.iter().map(|&n| u64::from(n)).sum();
-        assert_eq!(line("steps", c), [steps.to_string()]);
+        assert_eq!(
+            words_after(&stdout, &format!("steps {c} ")),
+            [steps.to_string()]
+        );
     }
     std::fs::remove_dir_all(&folder).unwrap();
 }
@@ -589,46 +611,21 @@ fn cmdstanpy_reads_the_saved_warmup() {
     }
     let run = nuts_run_saving_warmup();
     let (folder, paths) = write_chain_files(&run, "cmdstanpy-warmup");
-    let output = Command::new("python3")
-        .args(["-c", CMDSTANPY_WARMUP_SCRIPT])
-        .args(&paths)
-        .output()
-        .expect("python3 ran a moment ago");
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(
-        output.status.success(),
-        "CmdStanPy failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let line = |key: &str| -> Vec<String> {
-        stdout
-            .lines()
-            .find_map(|l| l.strip_prefix(&format!("{key} ")))
-            .unwrap_or_else(|| panic!("no {key} line in:\n{stdout}"))
-            .split(' ')
-            .map(str::to_string)
-            .collect()
-    };
+    let stdout = python_output(CMDSTANPY_WARMUP_SCRIPT, &paths);
     let warmup = run.chains[0].warmup_draws as usize;
     assert!(run.chains.iter().all(|c| c.warmup_draws as usize == warmup));
-    let width = line("shape_kept")[2].clone();
+    let kept = words_after(&stdout, "shape_kept ");
+    let width = kept[2].clone();
+    assert_eq!(kept, [DRAWS.to_string(), CHAINS.to_string(), width.clone()]);
     assert_eq!(
-        line("shape_kept"),
-        [DRAWS.to_string(), CHAINS.to_string(), width.clone()]
-    );
-    assert_eq!(
-        line("shape_all"),
+        words_after(&stdout, "shape_all "),
         [(warmup + DRAWS).to_string(), CHAINS.to_string(), width]
     );
-    let lp: Vec<u64> = line("lp_kept")
-        .iter()
-        .map(|v| v.parse::<f64>().unwrap().to_bits())
-        .collect();
     let ours: Vec<u64> = run
         .chains
         .iter()
         .flat_map(|c| c.lp.iter().map(|v| v.to_bits()))
         .collect();
-    assert_eq!(lp, ours);
+    assert_eq!(bits_of(&words_after(&stdout, "lp_kept ")), ours);
     std::fs::remove_dir_all(&folder).unwrap();
 }
