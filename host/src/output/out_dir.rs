@@ -391,18 +391,63 @@ fn marker_text() -> String {
         "A qnmc run is writing into this folder.\n\
          command: {}\n\
          process id: {}\n\
-         started: {started} seconds after 1970-01-01 00:00 UTC\n\
+         started: {} ({started} seconds after 1970-01-01 00:00 UTC)\n\
          qnmc removes this file when the run has written everything. If that \
          process is no longer running, the run stopped early and the files \
          here are partial.\n",
         command.join(" "),
-        std::process::id()
+        std::process::id(),
+        utc_text(started)
+    )
+}
+
+/// `seconds` after 1970-01-01 00:00 UTC as `YYYY-MM-DD HH:MM:SS UTC` (the
+/// proleptic Gregorian calendar; days to a date by counting 400-year eras
+/// of 146 097 days from 0000-03-01, so that a leap day ends its year).
+fn utc_text(seconds: u64) -> String {
+    let (days, rest) = (seconds / 86_400, seconds % 86_400);
+    let shifted = days + 719_468; // days from 0000-03-01 to 1970-01-01
+    let era = shifted / 146_097;
+    let day_of_era = shifted % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
+    let year = era * 400 + year_of_era + u64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rest / 3_600,
+        rest % 3_600 / 60,
+        rest % 60
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Dates checked against Python's `datetime` (UTC): the epoch, a leap
+    /// day, the day after one, the end of a century's last year, a time of
+    /// day.
+    #[test]
+    fn marker_times_read_as_dates() {
+        for (seconds, text) in [
+            (0, "1970-01-01 00:00:00 UTC"),
+            (68_256_000, "1972-03-01 00:00:00 UTC"),
+            (951_782_400, "2000-02-29 00:00:00 UTC"),
+            (4_102_444_799, "2099-12-31 23:59:59 UTC"),
+            (1_796_081_467, "2026-11-30 23:31:07 UTC"),
+        ] {
+            assert_eq!(utc_text(seconds), text, "{seconds}");
+        }
+        assert!(marker_text().contains(" UTC ("), "{}", marker_text());
+    }
 
     /// A fresh, empty path under the system's temporary folder.
     fn scratch(name: &str) -> PathBuf {
