@@ -1,26 +1,35 @@
 //! Criterion bench of what `qnmc run --output` spends after sampling:
-//! writing the run's files with the default charts against the same files
-//! with `--plot none`, at the size of `qnmc run --target logreg-german`
-//! (25 quantities × 4 chains × 1000 draws).
+//! writing the run's files without charts (what `qnmc run --output` writes
+//! by default) against the same files with the default charts (what `qnmc
+//! plot` or `qnmc run --plot default` adds), at the size of
+//! `qnmc run --target logreg-german` (25 quantities × 4 chains × 1000
+//! draws), and what each chart format costs.
 //!
-//! Run: `cargo bench -p qnmc-benches --bench run_files`. Each iteration
-//! calls [`write_run_files_summarized`] into one folder (overwritten):
+//! Run: `cargo bench -p qnmc-benches --bench run_files`.
 //!
-//! - `write_run_files/default_charts`: the chain CSVs, `summary.json`,
-//!   `summary.txt` and the default charts ([`PlotSelection::default`]: the 4
-//!   slowest-mixing quantities and `lp__`, trace, density, rank and
-//!   autocorrelation each, as SVG and PNG, drawn on all cores);
-//! - `write_run_files/no_charts`: the same files without charts
-//!   (`--plot none`).
+//! - `write_run_files/no_charts`: [`write_run_files_summarized`] writing the
+//!   chain CSVs, `summary.json` and `summary.txt` into one folder
+//!   (overwritten);
+//! - `write_run_files/default_charts`: the same files and the default charts
+//!   ([`PlotSelection::default`]: the 4 slowest-mixing quantities and
+//!   `lp__`, trace, density, rank and autocorrelation each, as SVG and PNG,
+//!   drawn on all cores);
+//! - `draw_charts/svg` and `draw_charts/png`: the 20 default charts drawn
+//!   in memory, one after the other on one thread, as SVG only
+//!   ([`render_svg`]) and as PNG only ([`render_png`]).
 //!
-//! The difference is the charts' cost; set it beside the sampling time of
-//! the same run, which the run's chain lines print. The draws are Gaussian
-//! AR(1) chains (φ = 0.3), fixed by a seed, with an AR(1) `lp__`.
+//! Set the differences beside the sampling time of the same run, which the
+//! run's chain lines print. The draws are Gaussian AR(1) chains (φ = 0.3),
+//! fixed by a seed, with an AR(1) `lp__`.
 
 mod common;
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
-use qnmc_host::output::{OutputDir, PlotSelection, summarize_run, write_run_files_summarized};
+use qnmc_host::output::{
+    OutputDir, PlotSelection, render_png, render_svg, run_charts, summarize_run,
+    write_run_files_summarized,
+};
+use std::hint::black_box;
 use std::time::Duration;
 
 const QUANTITIES: usize = 25;
@@ -38,11 +47,8 @@ fn run_files(c: &mut Criterion) {
         .sample_size(10)
         .measurement_time(Duration::from_secs(10));
     for (name, plots) in [
+        ("no_charts", PlotSelection::None),
         ("default_charts", PlotSelection::default()),
-        (
-            "no_charts",
-            PlotSelection::from_words(&["none".to_string()]),
-        ),
     ] {
         group.bench_function(name, |b| {
             b.iter(|| write_run_files_summarized(&run, None, &dir, &plots, &summary).unwrap())
@@ -51,6 +57,28 @@ fn run_files(c: &mut Criterion) {
     group.finish();
     drop(dir);
     let _ = std::fs::remove_dir_all(&folder);
+
+    let charts = run_charts(&run, None, &PlotSelection::default());
+    let mut group = c.benchmark_group("draw_charts");
+    group
+        .sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
+    group.bench_function("svg", |b| {
+        b.iter(|| {
+            for chart in &charts {
+                black_box(render_svg(chart, true).unwrap());
+            }
+        })
+    });
+    group.bench_function("png", |b| {
+        b.iter(|| {
+            for chart in &charts {
+                black_box(render_png(chart, true).unwrap());
+            }
+        })
+    });
+    group.finish();
 }
 
 criterion_group!(benches, run_files);

@@ -103,9 +103,33 @@ fn run_writes_csvs_and_a_summary_that_parse() {
         "{text}"
     );
     assert!(dir.join("out/summary.txt").exists());
-    // Trace, autocorrelation and density charts of lp__ and of the
-    // slowest-mixing quantities (the default `--plot`): at least one theta.
-    for kind in ["trace", "autocorrelation", "density"] {
+    // No charts unless asked; the last line says how to draw them, and
+    // `qnmc plot` draws trace, autocorrelation, density and rank charts of
+    // lp__ and of the slowest-mixing quantities: at least one theta.
+    let charts_in = |folder: &std::path::Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(folder)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".svg") || n.ends_with(".png"))
+            .collect();
+        names.sort();
+        names
+    };
+    assert!(charts_in(&dir.join("out")).is_empty());
+    assert_eq!(
+        stderr.lines().last(),
+        Some("draw the charts with: qnmc plot out"),
+        "{stderr}"
+    );
+    assert_eq!(json["charts"], Value::Array(Vec::new()));
+    let plotted = Command::new(env!("CARGO_BIN_EXE_qnmc"))
+        .args(["plot", "out"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let plot_err = String::from_utf8_lossy(&plotted.stderr);
+    assert_eq!(plotted.status.code(), Some(0), "{plot_err}");
+    for kind in ["trace", "autocorrelation", "density", "rank"] {
         for ext in ["svg", "png"] {
             let path = dir.join(format!("out/{kind}_lp.{ext}"));
             assert!(path.exists(), "{} missing", path.display());
@@ -114,6 +138,109 @@ fn run_writes_csvs_and_a_summary_that_parse() {
             assert!(any_theta, "no {kind} chart of a theta ({ext})");
         }
     }
+    // summary.json and the manifest list exactly the charts drawn.
+    let charts = charts_in(&dir.join("out"));
+    assert_eq!(charts.len(), 2 * 4 * 5, "{charts:?}");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/summary.json")).unwrap())
+            .unwrap();
+    let mut listed: Vec<String> = json["charts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    listed.sort();
+    assert_eq!(listed, charts);
+    let manifest = std::fs::read_to_string(dir.join("out/qnmc-files.txt")).unwrap();
+    assert!(manifest.contains("status: complete"), "{manifest}");
+    for chart in &charts {
+        assert!(manifest.contains(&format!("file: {chart}\n")), "{chart}");
+    }
+}
+
+/// `qnmc plot` draws the same chart files `qnmc run --plot` draws, byte for
+/// byte, and refuses a folder that is not a run's output or a name the run
+/// does not have.
+#[test]
+fn plot_draws_the_charts_run_would_have_drawn() {
+    let dir = scratch("plot");
+    let qnmc = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_qnmc"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--target",
+            "gaussian",
+            "--dimension",
+            "3",
+            "--chains",
+            "2",
+            "--warmup",
+            "100",
+            "--draws",
+            "200",
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        qnmc(&args)
+    };
+    let (code, err) = run(&["--output", "drawn", "--plot", "x[2],lp__"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("qnmc plot"), "{err}");
+    let (code, err) = run(&["--output", "later"]);
+    assert_eq!(code, Some(0), "{err}");
+    let (code, err) = qnmc(&["plot", "later", "--plot", "x[2],lp__"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("wrote 16 chart files into later"), "{err}");
+    let mut compared = 0;
+    for entry in std::fs::read_dir(dir.join("drawn")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".svg") || name.ends_with(".png") || name == "summary.json" {
+            let drawn = std::fs::read(dir.join("drawn").join(&name)).unwrap();
+            let later = std::fs::read(dir.join("later").join(&name)).unwrap();
+            if name == "summary.json" {
+                // The same run but for its timings: the charts' lists agree.
+                let charts = |bytes: &[u8]| {
+                    serde_json::from_slice::<Value>(bytes).unwrap()["charts"].clone()
+                };
+                assert_eq!(charts(&drawn), charts(&later));
+            } else {
+                assert!(drawn == later, "{name} differs");
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 16);
+
+    // A folder without a run's files, one that does not exist, a name the
+    // run does not have: exit code 2 and a message that says which.
+    std::fs::create_dir_all(dir.join("mine")).unwrap();
+    std::fs::write(dir.join("mine/notes.txt"), "mine").unwrap();
+    let (code, err) = qnmc(&["plot", "mine"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains(
+            "error: mine is not the output folder of a finished qnmc run: it has no qnmc-files.txt"
+        ),
+        "{err}"
+    );
+    let (code, err) = qnmc(&["plot", "nowhere"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("nowhere is not the output folder"), "{err}");
+    let (code, err) = qnmc(&["plot", "later", "--plot", "y"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no quantity named `y`"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `--sghmc-update` reaches the run: the CSV header names the order, the

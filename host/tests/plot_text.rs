@@ -181,15 +181,20 @@ fn qnmc_run_writes_charts_with_text_for_the_chosen_quantities() {
         );
     }
 
-    // By default: the slowest-mixing quantities (all 3 here) and lp__.
-    let out = run("", "default");
+    // `slowest`: the slowest-mixing quantities (all 3 here) and lp__;
+    // without --plot, none.
+    let out = run("slowest", "slowest");
     assert_eq!(out.status.code(), Some(0));
     for stem in ["x_1", "x_2", "x_3", "lp"] {
         assert!(
-            dir.join(format!("default/rank_{stem}.png")).exists(),
+            dir.join(format!("slowest/rank_{stem}.png")).exists(),
             "{stem}"
         );
     }
+    let out = run("", "default");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(dir.join("default/summary.json").exists());
+    assert!(!dir.join("default/rank_lp.png").exists());
 
     // A name that is not a quantity: a usage error before sampling.
     let out = run("x[9]", "bad");

@@ -70,6 +70,8 @@ const DEMO: &str = "cargo run --release -p qnmc-host -- demo --output qnmc-demo 
 /// README and docs/CLI.md: the default sampler on Statlog heart.
 const HEART_NUTS: &str =
     "cargo run --release -p qnmc-host -- run --target logreg-heart --output heart-fit";
+/// … and its charts, drawn from the run's folder.
+const HEART_PLOT: &str = "cargo run --release -p qnmc-host -- plot heart-fit";
 /// … `check` against posteriordb's reference draws (needs the shared data).
 const CHECK_EIGHT_SCHOOLS: &str =
     "cargo run --release -p qnmc-host -- check --target eight-schools";
@@ -84,6 +86,7 @@ const RUN_HELP: &str = "cargo run --release -p qnmc-host -- run --help";
 const RUN: &[&str] = &[
     DEMO,
     HEART_NUTS,
+    HEART_PLOT,
     CHECK_EIGHT_SCHOOLS,
     HEART_QNHMC,
     LIST,
@@ -99,6 +102,10 @@ const COVERED: &[(&str, &str)] = &[
     (
         "cargo run --release -p qnmc-host -- run --sampler qnhmc --target logreg-csv --data trial.csv --label-column recovered --output trial-fit",
         "host/tests/readme_user_csv.rs runs it on that CSV",
+    ),
+    (
+        "cargo run --release -p qnmc-host -- plot trial-fit",
+        "host/tests/readme_user_csv.rs runs it after the run",
     ),
 ];
 
@@ -414,9 +421,16 @@ fn run_in(dir: &Path, command: &str) -> Output {
 /// Runs `command` as printed and requires exit code 0 and, with `--output
 /// DIR`, a complete output folder.
 fn run_ok(group: &str, command: &str) -> Output {
-    assert_printed(command);
     let dir = common::scratch("readme", group);
-    let out = run_in(&dir, command);
+    let out = run_ok_in(&dir, command);
+    let _ = std::fs::remove_dir_all(&dir);
+    out
+}
+
+/// [`run_ok`] in `dir`, which is kept.
+fn run_ok_in(dir: &Path, command: &str) -> Output {
+    assert_printed(command);
+    let out = run_in(dir, command);
     assert_eq!(out.code, 0, "`{command}` failed:\n{}", out.both());
     let args = qnmc_args(command);
     if let Some(k) = args.iter().position(|a| *a == "--output") {
@@ -427,7 +441,6 @@ fn run_ok(group: &str, command: &str) -> Output {
         );
         assert!(!output.join("INCOMPLETE").exists(), "{command}: INCOMPLETE");
     }
-    let _ = std::fs::remove_dir_all(&dir);
     out
 }
 
@@ -704,8 +717,25 @@ fn the_readme_german_credit_comparison_holds() {
 
 #[test]
 fn the_readme_heart_example_runs_clean() {
-    let out = run_ok("heart-nuts", HEART_NUTS);
+    let dir = common::scratch("readme", "heart-nuts");
+    let out = run_ok_in(&dir, HEART_NUTS);
     assert!(out.warnings().is_empty(), "{}", out.both());
+    // The run draws no chart; its last line is the command that does.
+    assert!(!dir.join("heart-fit/rank_lp.png").exists());
+    assert_eq!(
+        out.stderr.lines().last(),
+        Some("draw the charts with: qnmc plot heart-fit"),
+        "{}",
+        out.both()
+    );
+    run_ok_in(&dir, HEART_PLOT);
+    for chart in ["trace", "autocorrelation", "density", "rank"] {
+        for ext in ["svg", "png"] {
+            let file = dir.join(format!("heart-fit/{chart}_lp.{ext}"));
+            assert!(file.is_file(), "{} missing", file.display());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The QNHMC example (docs/CLI.md) runs without a warning; docs/CLI.md

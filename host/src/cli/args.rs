@@ -22,10 +22,13 @@ pub struct Cli {
 /// The `qnmc` commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Sample a target; write CmdStan CSVs, summary.json and plots; print a
-    /// summary and the run's diagnostics.
+    /// Sample a target; write CmdStan CSVs and summary.json (charts with
+    /// --plot); print a summary and the run's diagnostics.
     #[command(after_help = super::EXIT_CODES)]
     Run(RunArgs),
+    /// Draw the charts of a finished run from its output folder.
+    #[command(after_help = super::EXIT_CODES)]
+    Plot(PlotArgs),
     /// Sample (or read CmdStan CSVs) and compare with the target's known
     /// posterior; exit 1 when the check fails.
     #[command(after_help = super::EXIT_CODES)]
@@ -345,9 +348,15 @@ pub struct RunArgs {
     #[command(flatten)]
     pub output: OutputArgs,
     /// Charts to draw (with --output): quantity names separated by commas
-    /// (`lp__` for the log density), `all` or `none`. Default: the 4
-    /// slowest-mixing quantities by bulk ESS, then lp__.
-    #[arg(long, value_delimiter = ',', value_name = "NAMES|all|none", help_heading = OUTPUT)]
+    /// (`lp__` for the log density), `slowest` (the 4 slowest-mixing
+    /// quantities by bulk ESS, then lp__), `all` or `none`. Default: none,
+    /// and a last line gives the `qnmc plot FOLDER` command that draws them.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "NAMES|slowest|all|none",
+        help_heading = OUTPUT
+    )]
     pub plot: Vec<String>,
     /// Fail (exit code 4) when the run has any warning (divergences, R-hat >
     /// 1.01, ESS < 100 per chain, E-BFMI < 0.3, tree depth saturation,
@@ -359,6 +368,20 @@ pub struct RunArgs {
     /// error, and only given ones are checked.
     #[arg(skip)]
     pub given: Vec<String>,
+}
+
+/// `qnmc plot`.
+#[derive(Debug, Clone, Args)]
+pub struct PlotArgs {
+    /// The output folder of a finished `qnmc run` (its chain CSVs and
+    /// summary.json); the charts are written into it.
+    #[arg(value_name = "FOLDER")]
+    pub folder: PathBuf,
+    /// Charts to draw: quantity names separated by commas (`lp__` for the
+    /// log density), `slowest` (the 4 slowest-mixing quantities by bulk ESS,
+    /// then lp__) or `all`. Default: slowest.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES|slowest|all")]
+    pub plot: Vec<String>,
 }
 
 /// `qnmc check`.

@@ -1,4 +1,4 @@
-//! The `qnmc` command line: `run`, `check`, `reproduce`, `demo`, `list`.
+//! The `qnmc` command line: `run`, `plot`, `check`, `reproduce`, `demo`, `list`.
 //!
 //! Exit codes ([`EXIT_CODES`]): 0 success; 1 `check` failed; 2 usage or
 //! input error (the message is printed as `error: …`, with
@@ -13,6 +13,7 @@ mod check_command;
 mod demo_command;
 mod error;
 mod list_command;
+mod plot_command;
 mod refused_defaults;
 mod reproduce_command;
 mod run_command;
@@ -24,7 +25,8 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
 pub use args::{
-    CheckArgs, Cli, Command, DemoArgs, OutputArgs, ReproduceArgs, RunArgs, SamplerArgs, TargetArgs,
+    CheckArgs, Cli, Command, DemoArgs, OutputArgs, PlotArgs, ReproduceArgs, RunArgs, SamplerArgs,
+    TargetArgs,
 };
 pub use error::{
     CliError, EXIT_CHECK_FAILED, EXIT_SKIPPED, EXIT_UNUSABLE, EXIT_USAGE, EXIT_WARNINGS,
@@ -93,6 +95,7 @@ fn given_options(matches: &ArgMatches) -> Vec<String> {
 pub fn execute(command: &Command) -> Result<(), CliError> {
     match command {
         Command::Run(a) => run_command::run(a),
+        Command::Plot(a) => plot_command::plot(a),
         Command::Check(a) => check_command::check(a),
         Command::Reproduce(a) => reproduce_command::reproduce(a),
         Command::Demo(a) => demo_command::demo(a),

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::applicability::{model_option_error, sampler_option_error, target_option_error};
 use super::args::{OutputArgs, RunArgs, SamplerArgs, TargetArgs};
+use super::plot_command::shell_word;
 use super::refused_defaults::refused_defaults;
 use super::{CliError, build_target, run_settings};
 use crate::draws::RunDraws;
@@ -132,8 +133,9 @@ pub(crate) fn check_output(output: &OutputArgs) -> Result<Option<PathBuf>, CliEr
 /// Creates the output folder and writes the run's files
 /// ([`write_run_files_summarized`]: `chain_<k>.csv` per chain,
 /// `summary.json`, `summary.txt`, the charts of the slowest-mixing quantities
-/// and lp__, [`PlotSelection::default`]), then finishes it. `summary` is
-/// [`summarize_run`]`(draws, known)`, computed once by the caller.
+/// and lp__, [`PlotSelection::default`]), then finishes it: what `check
+/// --output` and `demo` write. `summary` is [`summarize_run`]`(draws,
+/// known)`, computed once by the caller.
 pub(crate) fn write_run(
     path: &Path,
     force: bool,
@@ -189,7 +191,13 @@ pub(crate) fn report_health(draws: &RunDraws, summary: &RunSummary) -> RunHealth
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let model = target_for(&args.target, &args.given)?;
     validate_sampler(model.as_ref(), &args.sampler, &args.given)?;
-    let plots = PlotSelection::from_words(&args.plot);
+    // No charts unless asked: drawing them took longer than sampling a
+    // small model; `qnmc plot FOLDER` draws them from the files.
+    let plots = if args.plot.is_empty() {
+        PlotSelection::None
+    } else {
+        PlotSelection::from_words(&args.plot)
+    };
     plots
         .validate(&model.output_names())
         .map_err(CliError::Usage)?;
@@ -212,6 +220,12 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             Some(model.as_ref()),
             health.usable(),
         )?;
+        if args.plot.is_empty() {
+            eprintln!(
+                "draw the charts with: qnmc plot {}",
+                shell_word(&path.to_string_lossy())
+            );
+        }
     }
     if !health.usable() {
         Err(CliError::Unusable)

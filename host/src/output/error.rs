@@ -37,6 +37,13 @@ pub enum OutputError {
         /// The rejected name.
         name: String,
     },
+    /// The folder is not the output folder of a finished run (`qnmc plot`).
+    NotRunOutput {
+        /// The folder.
+        folder: PathBuf,
+        /// What is missing or wrong.
+        reason: String,
+    },
     /// A chart could not be drawn.
     Render {
         /// The file that was being drawn.
@@ -82,6 +89,11 @@ impl fmt::Display for OutputError {
             OutputError::BadFileName { folder, name } => write!(
                 f,
                 "cannot write {name:?} into {}: not a plain file name",
+                folder.display()
+            ),
+            OutputError::NotRunOutput { folder, reason } => write!(
+                f,
+                "{} is not the output folder of a finished qnmc run: {reason}",
                 folder.display()
             ),
             OutputError::Render { path, message } => {

@@ -12,6 +12,7 @@ mod out_dir;
 mod plots;
 mod run_charts;
 mod run_files;
+mod run_folder;
 mod run_health;
 mod run_summary;
 mod separated_chains;
@@ -31,14 +32,17 @@ pub use model_files::{
     COEFFICIENTS_FILE, MODEL_JSON_FILE, coefficient_table, model_json, write_model_files,
 };
 pub use out_dir::{INCOMPLETE_MARKER, MANIFEST, OutputDir};
-pub use plots::{CHART_SIZE, render_chart, render_chart_files, render_png, render_svg};
+pub use plots::{
+    CHART_SIZE, chart_file_names, render_chart, render_chart_files, render_png, render_svg,
+};
 pub use run_charts::{
     DEFAULT_PLOTTED, LP_NAME, MAX_LAG, MAX_TRACE_POINTS, PlotSelection, run_charts,
 };
 pub use run_files::{
-    SUMMARY_JSON_FILE, SUMMARY_TEXT_FILE, chain_file_name, write_run_files,
+    SUMMARY_JSON_FILE, SUMMARY_TEXT_FILE, chain_file_name, write_charts, write_run_files,
     write_run_files_plotting, write_run_files_summarized,
 };
+pub use run_folder::{add_charts, read_run_folder};
 pub use run_health::{
     ACCEPTANCE_TOLERANCE, EBFMI_WARNING, ESS_PER_CHAIN, FIXED_STEP_ACCEPTANCE, RHAT_WARNING,
     RunHealth, assess as assess_run, ebfmi,

@@ -69,6 +69,13 @@ pub struct OutputDir {
     force: bool,
     /// The files written so far, in order (the [`MANIFEST`]'s list).
     written: Mutex<Vec<String>>,
+    /// The status the [`MANIFEST`] records while files are written:
+    /// [`RunStatus::Writing`], or, in a [reopened](OutputDir::reopen)
+    /// folder, the finished run's.
+    status: RunStatus,
+    /// Files that may be replaced without `force`: in a
+    /// [reopened](OutputDir::reopen) folder, those its manifest lists.
+    replaceable: Vec<String>,
 }
 
 /// How a run that wrote into a folder ended, as its [`MANIFEST`] records it.
@@ -158,6 +165,8 @@ impl OutputDir {
             path: path.to_path_buf(),
             force: force || reuse,
             written: Mutex::new(Vec::new()),
+            status: RunStatus::Writing,
+            replaceable: Vec::new(),
         };
         let marker = dir.path.join(INCOMPLETE_MARKER);
         fs::write(&marker, marker_text())
@@ -166,6 +175,54 @@ impl OutputDir {
             remove_previous_run(&dir.path)?;
         }
         Ok(dir)
+    }
+
+    /// Opens the folder of a finished run to add files to it (`qnmc plot`):
+    /// `path` must hold a [`MANIFEST`] saying the run finished (complete or
+    /// unusable) and no [`INCOMPLETE_MARKER`]. Nothing is deleted; files the
+    /// manifest lists may be replaced, any other existing file is not; each
+    /// file written is added to the manifest, whose status stays. No marker
+    /// is put in the folder and [`finish`](Self::finish) is not needed: each
+    /// file appears whole or not at all.
+    pub fn reopen(path: &Path) -> Result<OutputDir, OutputError> {
+        let not_run = |reason: &str| OutputError::NotRunOutput {
+            folder: path.to_path_buf(),
+            reason: reason.to_string(),
+        };
+        if !path.is_dir() {
+            return Err(not_run("there is no such folder"));
+        }
+        if path.join(INCOMPLETE_MARKER).exists() {
+            return Err(not_run(&format!(
+                "it holds {INCOMPLETE_MARKER}: a run is writing into it, or stopped \
+                 before it finished"
+            )));
+        }
+        let Some((status, files)) = read_manifest(path) else {
+            return Err(not_run(&format!(
+                "it has no {MANIFEST} (the list of the files a run writes)"
+            )));
+        };
+        let status = [RunStatus::Complete, RunStatus::Unusable]
+            .into_iter()
+            .find(|s| s.word() == status)
+            .ok_or_else(|| not_run(&format!("its {MANIFEST} does not say the run finished")))?;
+        Ok(OutputDir {
+            path: path.to_path_buf(),
+            force: false,
+            written: Mutex::new(files.clone()),
+            status,
+            replaceable: files,
+        })
+    }
+
+    /// The files written into the folder so far, in order: in a
+    /// [reopened](Self::reopen) folder, the finished run's first.
+    pub fn listed_files(&self) -> Vec<String> {
+        self.written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// The folder.
@@ -191,7 +248,8 @@ impl OutputDir {
             });
         }
         let target = self.path.join(file_name);
-        if !self.force && fs::symlink_metadata(&target).is_ok() {
+        let replace = self.force || self.replaceable.iter().any(|n| n == file_name);
+        if !replace && fs::symlink_metadata(&target).is_ok() {
             return Err(OutputError::FileExists { path: target });
         }
         let temporary = self.path.join(format!(
@@ -201,12 +259,12 @@ impl OutputDir {
         ));
         let written = write_and_sync(&temporary, contents)
             .map_err(|e| OutputError::io(&temporary, "write", e))
-            .and_then(|()| self.move_into_place(&temporary, &target));
+            .and_then(|()| self.move_into_place(&temporary, &target, replace));
         if written.is_err() {
             let _ = fs::remove_file(&temporary);
         }
         written?;
-        self.record(Some(file_name), RunStatus::Writing)?;
+        self.record(Some(file_name), self.status)?;
         Ok(target)
     }
 
@@ -239,12 +297,17 @@ impl OutputDir {
             })
     }
 
-    /// Renames `temporary` to `target`. Without `force` a hard link makes the
+    /// Renames `temporary` to `target`. Unless it may `replace` one, a hard link makes the
     /// no-overwrite check and the move one atomic step (a file created in
     /// between by another process is not replaced); where the file system
     /// has no hard links, a plain rename follows the existence check.
-    fn move_into_place(&self, temporary: &Path, target: &Path) -> Result<(), OutputError> {
-        if !self.force {
+    fn move_into_place(
+        &self,
+        temporary: &Path,
+        target: &Path,
+        replace: bool,
+    ) -> Result<(), OutputError> {
+        if !replace {
             match fs::hard_link(temporary, target) {
                 Ok(()) => {
                     let _ = fs::remove_file(temporary);
@@ -652,5 +715,28 @@ mod tests {
         assert!(matches!(err, OutputError::Io { .. }));
         assert!(message.contains("plain-file"), "{message}");
         fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn a_reopened_folder_replaces_only_its_runs_files_and_keeps_the_status() {
+        let folder = scratch("reopen");
+        let out = OutputDir::create(&folder, false).unwrap();
+        out.write("summary.json", b"{}").unwrap();
+        out.finish_unusable().unwrap();
+        fs::write(folder.join("mine.svg"), b"<svg/>").unwrap();
+        let again = OutputDir::reopen(&folder).unwrap();
+        assert_eq!(again.listed_files(), ["summary.json"]);
+        again.write("summary.json", b"{\"charts\": []}").unwrap();
+        again.write("trace_lp.svg", b"<svg/>").unwrap();
+        assert!(matches!(
+            again.write("mine.svg", b"<svg>ours</svg>"),
+            Err(OutputError::FileExists { .. })
+        ));
+        assert_eq!(fs::read(folder.join("mine.svg")).unwrap(), b"<svg/>");
+        assert!(!folder.join(INCOMPLETE_MARKER).exists());
+        let (status, files) = read_manifest(&folder).unwrap();
+        assert_eq!(status, "unusable");
+        assert_eq!(files, ["summary.json", "trace_lp.svg"]);
+        fs::remove_dir_all(folder).unwrap();
     }
 }

@@ -66,8 +66,7 @@ pub fn render_chart_files(
             name: chart.file_stem.clone(),
         });
     }
-    let svg_name = format!("{}.svg", chart.file_stem);
-    let png_name = format!("{}.png", chart.file_stem);
+    let [svg_name, png_name] = chart_file_names(chart);
     let failed = |name: &str, message: String| OutputError::Render {
         path: folder.join(name),
         message,
@@ -80,6 +79,15 @@ pub fn render_chart_files(
         .or_else(|_| render_png(chart, false))
         .map_err(|m| failed(&png_name, m))?;
     Ok(vec![(svg_name, svg.into_bytes()), (png_name, png)])
+}
+
+/// The names of the files [`render_chart_files`] draws `chart` into:
+/// `<file_stem>.svg` and `<file_stem>.png`.
+pub fn chart_file_names(chart: &Chart) -> [String; 2] {
+    [
+        format!("{}.svg", chart.file_stem),
+        format!("{}.png", chart.file_stem),
+    ]
 }
 
 /// `chart` as an SVG document; `with_text: false` leaves out every text element.

@@ -16,7 +16,8 @@ pub const MAX_LAG: usize = 50;
 /// evenly (every k-th draw) so the SVG stays small.
 pub const MAX_TRACE_POINTS: usize = 2000;
 
-/// How many quantities `qnmc run` plots by default (the slowest-mixing ones).
+/// How many quantities `--plot slowest` plots (the slowest-mixing ones),
+/// what `qnmc plot` draws by default.
 pub const DEFAULT_PLOTTED: usize = 4;
 
 /// The name the log density is plotted under, as in CmdStan's CSV files.
@@ -30,7 +31,8 @@ pub enum PlotSelection {
     /// The `n` quantities with the smallest bulk ESS (the slowest mixing,
     /// slowest first; a quantity whose ESS cannot be computed, e.g. a chain
     /// that never moved, counts as slowest), then `lp__` (the default, with
-    /// [`DEFAULT_PLOTTED`]).
+    /// [`DEFAULT_PLOTTED`]: `--plot slowest`, and what `qnmc plot` draws
+    /// unless told).
     Slowest(usize),
     /// Every quantity, then `lp__` (`--plot all`).
     All,
@@ -45,11 +47,13 @@ impl Default for PlotSelection {
 }
 
 impl PlotSelection {
-    /// The selection the words of `--plot` ask for: `all`, `none`, or names
-    /// (duplicates dropped). No words: the default.
+    /// The selection the words of `--plot` ask for: `slowest` (the
+    /// default), `all`, `none`, or names (duplicates dropped). No words: the
+    /// default.
     pub fn from_words(words: &[String]) -> Self {
         match words {
             [] => PlotSelection::default(),
+            [w] if w == "slowest" => PlotSelection::default(),
             [w] if w == "all" => PlotSelection::All,
             [w] if w == "none" => PlotSelection::None,
             _ => {
@@ -74,7 +78,7 @@ impl PlotSelection {
             if name != LP_NAME && !quantities.contains(name) {
                 return Err(format!(
                     "--plot: no quantity named `{name}`; the quantities are {}, {LP_NAME} \
-                     (or `all`, `none`)",
+                     (or `slowest`, `all`, `none`)",
                     quantities.join(", ")
                 ));
             }
@@ -538,6 +542,10 @@ mod tests {
             PlotSelection::from_words(&["none".into()]),
             PlotSelection::None
         );
+        assert_eq!(
+            PlotSelection::from_words(&["slowest".into()]),
+            PlotSelection::Slowest(DEFAULT_PLOTTED)
+        );
         let names: Vec<String> = vec!["a".into(), "b".into()];
         let sel = PlotSelection::from_words(&["b".into(), "lp__".into()]);
         assert!(sel.validate(&names).is_ok());
@@ -546,7 +554,8 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             err,
-            "--plot: no quantity named `c`; the quantities are a, b, lp__ (or `all`, `none`)"
+            "--plot: no quantity named `c`; the quantities are a, b, lp__ (or `slowest`, `all`, \
+             `none`)"
         );
     }
 

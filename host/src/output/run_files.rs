@@ -5,10 +5,12 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 use super::run_charts::run_charts_summarized;
+use super::summary_json::summary_json_in_folder;
 use super::{
-    OutputDir, OutputError, PlotSelection, RunSummary, cmdstan_csv, render_chart_files,
-    summarize_run, summary_json_with, summary_table_with,
+    OutputDir, OutputError, PlotSelection, RunSummary, chart_file_names, cmdstan_csv,
+    render_chart_files, summarize_run, summary_table_with,
 };
+use crate::chart::Chart;
 use crate::draws::RunDraws;
 use crate::model::KnownPosterior;
 
@@ -25,7 +27,8 @@ pub const SUMMARY_TEXT_FILE: &str = "summary.txt";
 
 /// Writes the files of `run` into `dir` and returns their paths:
 /// [`chain_file_name`] for each chain ([`cmdstan_csv`]),
-/// [`SUMMARY_JSON_FILE`] ([`summary_json`](super::summary_json)),
+/// [`SUMMARY_JSON_FILE`] ([`summary_json`](super::summary_json), with
+/// `charts`: the chart files written),
 /// [`SUMMARY_TEXT_FILE`] ([`summary_table`](super::summary_table)) and,
 /// unless `max_plotted_quantities` is 0, the SVG and PNG of each of
 /// [`run_charts`](super::run_charts) for the `max_plotted_quantities`
@@ -94,22 +97,30 @@ pub fn write_run_files_summarized(
             cmdstan_csv(run, k).as_bytes(),
         )?);
     }
+    let charts = run_charts_summarized(run, known, plots, summary);
+    let chart_files: Vec<String> = charts.iter().flat_map(chart_file_names).collect();
     written.push(dir.write(
         SUMMARY_JSON_FILE,
-        summary_json_with(run, known, summary).as_bytes(),
+        summary_json_in_folder(run, known, summary, &chart_files).as_bytes(),
     )?);
     written.push(dir.write(
         SUMMARY_TEXT_FILE,
         summary_table_with(run, known, summary).as_bytes(),
     )?);
-    // The charts are drawn in parallel (each is independent, and drawing
-    // them cost more than the sampling on small models), then written in
-    // order, so that the folder's manifest lists them as before.
-    let charts = run_charts_summarized(run, known, plots, summary);
+    written.extend(write_charts(&charts, dir)?);
+    Ok(written)
+}
+
+/// Draws `charts` as SVG and PNG ([`render_chart_files`]) and writes them
+/// into `dir`; returns the files' paths, two per chart in the order of
+/// `charts`. The charts are drawn in parallel (each is independent), then
+/// written in order, so that the folder's manifest lists them in order.
+pub fn write_charts(charts: &[Chart], dir: &OutputDir) -> Result<Vec<PathBuf>, OutputError> {
     let drawn: Vec<_> = charts
         .par_iter()
         .map(|chart| render_chart_files(chart, dir.path()))
         .collect();
+    let mut written = Vec::with_capacity(2 * charts.len());
     for files in drawn {
         for (name, bytes) in files? {
             written.push(dir.write(&name, &bytes)?);

@@ -25,6 +25,10 @@ use crate::model::KnownPosterior;
 ///   its `warnings` and `notes`, E-BFMI per chain and maximum-tree-depth
 ///   hits (NUTS), and the thresholds used (see [`super::RunHealth`]).
 ///
+/// A run's output folder holds this with one more key, `charts`: the chart
+/// files in the folder ([`write_run_files`](super::write_run_files), `qnmc
+/// plot`).
+///
 /// Non-finite numbers (a NaN ESS of a constant chain, say) are written as
 /// `null`, so the output is always valid JSON.
 ///
@@ -61,13 +65,64 @@ pub fn summary_json_with(
     known: Option<&KnownPosterior>,
     summary: &RunSummary,
 ) -> String {
+    pretty(&document(run, known, summary))
+}
+
+/// [`summary_json_with`] as a run's output folder holds it: with `charts`,
+/// the chart files the folder holds (empty when none were drawn; `qnmc
+/// plot` adds those it draws, [`with_charts`]).
+pub(crate) fn summary_json_in_folder(
+    run: &RunDraws,
+    known: Option<&KnownPosterior>,
+    summary: &RunSummary,
+    charts: &[String],
+) -> String {
+    let mut document = document(run, known, summary);
+    if let Value::Object(map) = &mut document {
+        map.insert("charts".into(), Value::from(charts.to_vec()));
+    }
+    pretty(&document)
+}
+
+/// The text of a folder's `summary.json` with `added` chart files appended
+/// to its `charts` (each once); everything else is kept as it was.
+pub(crate) fn with_charts(text: &str, added: &[String]) -> Result<String, String> {
+    let mut document: Value =
+        serde_json::from_str(text).map_err(|e| format!("its summary.json is not JSON: {e}"))?;
+    let Value::Object(map) = &mut document else {
+        return Err("its summary.json is not a JSON object".into());
+    };
+    let mut charts: Vec<String> = map
+        .get("charts")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    for name in added {
+        if !charts.contains(name) {
+            charts.push(name.clone());
+        }
+    }
+    map.insert("charts".into(), Value::from(charts));
+    Ok(pretty(&document))
+}
+
+fn pretty(document: &Value) -> String {
+    // Serialising a `Value` built from strings and numbers cannot fail.
+    serde_json::to_string_pretty(document).unwrap_or_default() + "\n"
+}
+
+fn document(run: &RunDraws, known: Option<&KnownPosterior>, summary: &RunSummary) -> Value {
     let health = super::run_health::assess(run, summary);
     let settings: Map<String, Value> = run
         .settings
         .iter()
         .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
         .collect();
-    let document = json!({
+    json!({
         "target": run.target,
         "sampler": run.sampler,
         "settings": settings,
@@ -95,9 +150,7 @@ pub fn summary_json_with(
             },
         },
         "diagnostics": health.json(),
-    });
-    // Serialising a `Value` built from strings and numbers cannot fail.
-    serde_json::to_string_pretty(&document).unwrap_or_default() + "\n"
+    })
 }
 
 /// A JSON number, or `null` for NaN and ±∞ (which JSON cannot express).
