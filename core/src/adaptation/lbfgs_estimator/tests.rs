@@ -213,8 +213,7 @@ fn learns_the_correlated_gaussian_almost_exactly() {
         }
         // In place on the heap: at D = 100 the sampler is too large for
         // `AdaptiveNuts::new` (NEW_MAX_BYTES).
-        let mut storage =
-            std::boxed::Box::<AdaptiveNuts<f64, D, LbfgsEstimator<f64, D, 20>, 10>>::new_uninit();
+        let mut storage = Box::<AdaptiveNuts<f64, D, LbfgsEstimator<f64, D, 20>, 10>>::new_uninit();
         let chain = AdaptiveNuts::init_in_place(
             &mut storage,
             NutsSettings::new(0.1),
