@@ -148,11 +148,6 @@ pub use scalar::Scalar;
 pub use stats::StepStats;
 pub use target::{FullBatch, MinibatchPotential, Potential};
 
-/// The README's example, compiled and run as a doctest.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeDoctests;
-
 /// The Rust examples of `docs/SAMPLERS.md` (QNHMC, building in place),
 /// compiled and run as doctests.
 #[cfg(doctest)]

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod demo;
 pub mod diagnostics;
 pub mod draws;
+pub mod fit;
 pub mod input;
 pub mod metric_kind;
 pub mod model;
@@ -23,3 +24,10 @@ pub mod run;
 pub mod shared_data;
 pub mod stan;
 pub mod targets;
+
+/// The README's Rust examples (the library as the CLI runs it, then the
+/// `no_std` core on its own), compiled and run as doctests here: the first
+/// needs this crate, the second only the crates this one depends on.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

@@ -14,7 +14,6 @@ mod demo_command;
 mod error;
 mod list_command;
 mod plot_command;
-mod refused_defaults;
 mod reproduce_command;
 mod run_command;
 mod targets;
@@ -40,7 +39,6 @@ whose data were not found.";
 pub use targets::{TARGETS, build_target, shared_data_dir};
 
 use crate::run::RunSettings;
-use crate::run::SamplerKind;
 
 /// Parses `args` (program name first) and runs the command; returns the
 /// process exit code. Help and version print to stdout and return 0; clap's
@@ -106,16 +104,16 @@ pub fn execute(command: &Command) -> Result<(), CliError> {
     }
 }
 
-/// Warm-up length when `--warmup` is absent: 500 for NUTS, whose warm-up
-/// starts from an L-BFGS optimisation and keeps a metric only when it beats
-/// the others on the Fisher criterion (measured with `qnmc-compare`: warm-up
-/// 500 instead of 1000 kept the kept-draw ESS per gradient and R̂ on every
-/// benchmark target while halving the tuning cost), Stan's 1000 otherwise.
-pub fn default_warmup(sampler: SamplerKind) -> usize {
-    match sampler {
-        SamplerKind::Nuts => 500,
-        _ => 1000,
-    }
+pub use crate::run::default_warmup;
+
+/// `qnmc run`'s sampling of `model` (no progress bar), for the tests that
+/// compare it with the library's.
+#[cfg(test)]
+pub(crate) fn sample_for_tests(
+    model: &dyn crate::model::Model,
+    sampler: &SamplerArgs,
+) -> Result<crate::draws::RunDraws, CliError> {
+    run_command::sample(model, sampler, true)
 }
 
 /// The run settings the sampler options describe.

@@ -13,17 +13,15 @@ use std::path::{Path, PathBuf};
 use super::applicability::{model_option_error, sampler_option_error, target_option_error};
 use super::args::{OutputArgs, RunArgs, SamplerArgs, TargetArgs};
 use super::plot_command::shell_word;
-use super::refused_defaults::refused_defaults;
 use super::{CliError, build_target, run_settings};
 use crate::draws::RunDraws;
+use crate::fit::Sampling;
 use crate::model::{KnownPosterior, Model};
 use crate::output::{
     OutputDir, PlotSelection, RunHealth, RunSummary, assess_run, summarize_run, summary_table_with,
     write_model_files, write_run_files_summarized,
 };
-use crate::run::{
-    PilotLengths, Progress, SamplerKind, apply_pilot, run as run_chains, sampler_label,
-};
+use crate::run::{PilotLengths, Progress, SamplerKind, refused_defaults, sampler_label};
 use crate::stan::StanModel;
 
 /// The error of `run` or `check` given neither `--target` nor `--model`:
@@ -62,7 +60,12 @@ pub(crate) fn validate_sampler(
     if let Some(e) = sampler_option_error(sampler, model.data_size(), given) {
         return Err(CliError::Usage(e));
     }
-    if let Some(e) = refused_defaults(sampler, model.dimension(), model.data_size()) {
+    if let Some(e) = refused_defaults(
+        sampler.sampler,
+        sampler.thin.is_some(),
+        model.dimension(),
+        model.data_size(),
+    ) {
         return Err(CliError::Usage(e));
     }
     let settings = run_settings(sampler);
@@ -72,7 +75,9 @@ pub(crate) fn validate_sampler(
         .map_err(CliError::Usage)
 }
 
-/// Runs the sampler on `model`, with a progress bar unless `quiet`.
+/// Runs the sampler on `model`, with a progress bar unless `quiet`: the
+/// library's [`Sampling`] with the options' settings, so that the CLI and
+/// the library cannot drift apart.
 pub(crate) fn sample(
     model: &dyn Model,
     sampler: &SamplerArgs,
@@ -81,7 +86,7 @@ pub(crate) fn sample(
     if !sampler.lp.is_empty() {
         crate::run::LpMode::from_words(&sampler.lp).map_err(CliError::Usage)?;
     }
-    let mut settings = run_settings(sampler);
+    let settings = run_settings(sampler);
     settings
         .validate(sampler.sampler)
         .map_err(CliError::Usage)?;
@@ -89,33 +94,31 @@ pub(crate) fn sample(
         warmup: sampler.warmup.is_none(),
         thin: sampler.thin.is_none(),
     };
-    if let Some(chosen) =
-        apply_pilot(model, sampler.sampler, &mut settings, lengths).map_err(CliError::Usage)?
-    {
-        if !quiet {
-            eprintln!("{}: {chosen}", sampler.sampler);
+    let sampling = Sampling::from_settings(sampler.sampler, settings, lengths);
+    let drawn = sampling.draw(model, |settings, pilot, total| {
+        if let Some(chosen) = pilot {
+            if !quiet {
+                eprintln!("{}: {chosen}", sampler.sampler);
+            }
+            if let Some(w) = chosen.too_slow_warning() {
+                eprintln!("warning: {}: {w}", sampler.sampler);
+            }
         }
-        if let Some(w) = chosen.too_slow_warning() {
-            eprintln!("warning: {}: {w}", sampler.sampler);
-        }
-    }
-    let total = (settings.chains * (settings.warmup + settings.draws * settings.thin)) as u64;
-    let metric =
-        (sampler.sampler == SamplerKind::Nuts).then(|| settings.metric_for(sampler.sampler));
-    let progress = Progress::new(
-        total,
-        &format!(
-            "{} on {}",
-            sampler_label(sampler.sampler.name(), metric),
-            model.name()
-        ),
-        quiet,
-    );
-    let draws = run_chains(model, sampler.sampler, &settings, &progress);
-    progress.finish();
+        let metric =
+            (sampler.sampler == SamplerKind::Nuts).then(|| settings.metric_for(sampler.sampler));
+        Progress::new(
+            total,
+            &format!(
+                "{} on {}",
+                sampler_label(sampler.sampler.name(), metric),
+                model.name()
+            ),
+            quiet,
+        )
+    })?;
     // A model's failed evaluations (`RunDraws::evaluation_failures`) are
     // reported with the health checks, after the summary table.
-    Ok(draws?)
+    Ok(drawn.draws)
 }
 
 /// Checks that the output folder can be used, creating nothing (so that a

@@ -56,6 +56,7 @@ mod minor_modes;
 pub mod pilot;
 mod progress;
 mod reference;
+mod refused_defaults;
 mod sampler_kind;
 pub(crate) mod samplers;
 mod settings;
@@ -78,6 +79,7 @@ pub use reference::{
     REFERENCE_MAX_RHAT, REFERENCE_MIN_ESS_BULK, REFERENCE_USABLE_MIN_ESS_BULK, ReferenceMixing,
     ReferenceRun, ReferenceSettings, reference_posterior, reference_run,
 };
+pub use refused_defaults::{MH_BFGS_MAX_UNTHINNED_DIMENSION, refused_defaults};
 pub use sampler_kind::{
     DefaultStepSize, REGISTRY, SAMPLER_SPECIFIC_OPTIONS, SamplerEntry, SamplerKind, UnknownSampler,
 };
@@ -85,7 +87,7 @@ pub use samplers::{ENSEMBLE_MEMORY, ENSEMBLE_WALKERS};
 pub use settings::{
     DEFAULT_MAX_TREE_DEPTH, DEFAULT_NUTS_EARLY_END, DEFAULT_NUTS_METRIC,
     DIVERGENCE_TARGET_ACCEPTANCE, HAMCMC_MEMORY_SIZES, LP_AUTO_MAX_DATA, LpMode, MAX_QNHMC_MEMORY,
-    MAX_TREE_DEPTH, RunSettings, chain_seed, default_step_size,
+    MAX_TREE_DEPTH, RunSettings, chain_seed, default_step_size, default_warmup,
 };
 
 use chain::{ChainJob, StartedChain};

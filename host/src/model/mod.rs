@@ -4,6 +4,9 @@
 //! chosen on the command line (a CSV file, a posteriordb posterior) only knows
 //! its dimension at run time. [`Model`] is that run-time face: slices instead
 //! of arrays, `f64` only, object safe so the CLI can hold a `Box<dyn Model>`.
+//! [`PotentialModel`] is the other way round: any core [`Potential`] (a
+//! hand-written gradient, or an `AutodiffModel` in `ForwardGradient`) as a
+//! [`Model`], for [`Sampling`](crate::fit::Sampling).
 //! [`PaddedModel`] turns any `&dyn Model` into a core [`Potential`] and
 //! [`MinibatchPotential`] of a fixed `D ≥ dimension()`: coordinates past the
 //! model's own are independent N(0, 1) auxiliaries that the caller drops from
@@ -34,6 +37,10 @@
 //! assert_eq!(u, 0.5 + 0.5 + 4.5);
 //! assert_eq!(g, [1.0, 0.5, 3.0, 0.0]);
 //! ```
+
+mod potential_model;
+
+pub use potential_model::{PotentialModel, WrongNameCount};
 
 use qnmc::{MinibatchPotential, Potential};
 use rand_core::{Rng, SeedableRng};

@@ -1,6 +1,7 @@
-//! Defaults the CLI refuses: sampler settings known not to give a usable run,
-//! refused with the reason and what to give instead (rather than a run that
-//! exits 0 with a table that looks fine or a wall of warnings).
+//! Defaults refused (by `qnmc run` and by [`Sampling`](crate::fit::Sampling)):
+//! sampler settings known not to give a usable run, refused with the reason
+//! and what to give instead, in the CLI's option names (rather than a run
+//! that exits 0 with a table that looks fine or a wall of warnings).
 //!
 //! Measured with `qnmc check --target logreg-heart|logreg-german --sampler S`
 //! (seed 2016, 4 chains, 1000 draws; see docs/DEFAULTS.md):
@@ -13,23 +14,24 @@
 //! Both need a run length chosen for the target; neither has an automatic
 //! one yet, so without `--thin` they are refused.
 
-use super::args::SamplerArgs;
-use crate::run::SamplerKind;
+use super::SamplerKind;
 
 /// Dimension from which MH-BFGS's random walk needs `--thin`.
 pub const MH_BFGS_MAX_UNTHINNED_DIMENSION: usize = 9;
 
-/// Why `args` may not run with their defaults on a target of `dimension`
-/// with `data_size` points, if so.
+/// Why `sampler` may not run without a thinning chosen by the user
+/// (`thin_given` false) on a target of `dimension` with `data_size` points,
+/// if so.
 pub fn refused_defaults(
-    args: &SamplerArgs,
+    sampler: SamplerKind,
+    thin_given: bool,
     dimension: usize,
     data_size: Option<usize>,
 ) -> Option<String> {
-    if args.thin.is_some() {
+    if thin_given {
         return None;
     }
-    match args.sampler {
+    match sampler {
         SamplerKind::MhBfgs if dimension > MH_BFGS_MAX_UNTHINNED_DIMENSION => Some(format!(
             "mh-bfgs needs --thin in {dimension} dimensions: its random-walk proposal moves \
              O(1/dimension) of the posterior per iteration, and 1000 unthinned draws do not mix \

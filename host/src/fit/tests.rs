@@ -1,0 +1,189 @@
+//! [`Sampling`] against the CLI: the same defaults, the same bits, the same
+//! warnings and refusals.
+
+use qnmc::Scalar;
+use qnmc::autodiff::{AutodiffModel, ForwardGradient};
+
+use super::*;
+use crate::cli::{Cli, Command, run_settings};
+use crate::model::PotentialModel;
+use crate::run::REGISTRY;
+use crate::targets::Funnel;
+use clap::Parser;
+
+/// The settings `qnmc ARGS` would run with.
+fn cli_settings(args: &[&str]) -> (SamplerKind, RunSettings) {
+    let cli = Cli::try_parse_from(args).unwrap();
+    match cli.command {
+        Command::Run(a) => (a.sampler.sampler, run_settings(&a.sampler)),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn every_sampler_has_the_cli_defaults() {
+    for entry in REGISTRY {
+        let name = entry.kind.name();
+        let (kind, cli) = cli_settings(&["qnmc", "run", "--target", "gaussian", "--sampler", name]);
+        assert_eq!(kind, entry.kind);
+        assert_eq!(
+            Sampling::with_sampler(kind).run_settings(),
+            &cli,
+            "{name}: the library's defaults differ from `qnmc run`'s"
+        );
+    }
+    let (kind, cli) = cli_settings(&["qnmc", "run", "--target", "gaussian"]);
+    assert_eq!(kind, Sampling::new().sampler());
+    assert_eq!(Sampling::new().run_settings(), &cli);
+}
+
+#[test]
+fn the_builder_sets_what_the_options_set() {
+    let (kind, cli) = cli_settings(&[
+        "qnmc",
+        "run",
+        "--target",
+        "gaussian",
+        "--sampler",
+        "qnhmc",
+        "--chains",
+        "3",
+        "--seed",
+        "7",
+        "--warmup",
+        "300",
+        "--draws",
+        "40",
+        "--thin",
+        "2",
+    ]);
+    let built = Sampling::with_sampler(kind)
+        .chains(3)
+        .seed(7)
+        .warmup(300)
+        .draws(40)
+        .thin(2);
+    // QNHMC's memory freezes after half of the warm-up, as with --warmup.
+    assert_eq!(built.run_settings().qnhmc_freeze_after, Some(150));
+    assert_eq!(built.run_settings(), &cli);
+}
+
+/// `draws` with every wall time zeroed.
+fn without_times(mut draws: RunDraws) -> RunDraws {
+    for c in &mut draws.chains {
+        c.warmup_seconds = 0.0;
+        c.sampling_seconds = 0.0;
+        c.lp_seconds = 0.0;
+    }
+    draws
+}
+
+/// The CLI's sampling (`qnmc run`'s code path) and the library's give the
+/// same draws, bit for bit, for a sampler with a warm-up start (NUTS), a
+/// plain one (HMC) and one with a pilot run (SGLD).
+#[test]
+fn the_cli_and_the_library_draw_the_same_bits() {
+    let model = Funnel::new(3).unwrap();
+    for sampler in ["nuts", "hmc", "sgld"] {
+        let cli = Cli::try_parse_from([
+            "qnmc",
+            "run",
+            "--target",
+            "funnel",
+            "--sampler",
+            sampler,
+            "--chains",
+            "2",
+            "--draws",
+            "60",
+            "--seed",
+            "11",
+            "--quiet",
+        ])
+        .unwrap();
+        let Command::Run(args) = cli.command else {
+            unreachable!()
+        };
+        let from_cli = crate::cli::sample_for_tests(&model, &args.sampler).unwrap();
+        let fit = Sampling::with_sampler(args.sampler.sampler)
+            .chains(2)
+            .draws(60)
+            .seed(11)
+            .run(&model)
+            .unwrap();
+        // Everything but the wall times, bit for bit (f64 == f64 on the
+        // same bits; no NaN in these runs).
+        let same = without_times(fit.draws) == without_times(from_cli);
+        assert!(same, "{sampler}: the library's draws differ from the CLI's");
+    }
+}
+
+/// Neal's funnel makes NUTS diverge at its default target acceptance: the
+/// fit says so in its warnings, as `qnmc run` prints them.
+#[test]
+fn a_run_that_diverges_returns_warnings() {
+    let fit = Sampling::new().seed(3).run(&Funnel::neal()).unwrap();
+    let divergent: usize = fit.summary.chains.iter().map(|c| c.divergences).sum();
+    assert!(divergent > 0, "the funnel should make NUTS diverge");
+    assert!(
+        fit.warnings().iter().any(|w| w.contains("diverged")),
+        "{:?}",
+        fit.health.lines()
+    );
+}
+
+#[test]
+fn defaults_known_not_to_mix_are_refused_until_thin_is_given() {
+    let model = Funnel::neal();
+    let refused = Sampling::with_sampler(SamplerKind::MhBfgs).run(&model);
+    match refused {
+        Err(RunError::Settings(m)) => assert!(m.contains("--thin"), "{m}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    let thinned = Sampling::with_sampler(SamplerKind::MhBfgs)
+        .thin(2)
+        .draws(20)
+        .warmup(20)
+        .chains(1)
+        .run(&model);
+    assert!(thinned.is_ok(), "{:?}", thinned.err());
+}
+
+#[test]
+fn invalid_settings_are_errors_before_anything_runs() {
+    match Sampling::new().draws(2).run(&Funnel::neal()) {
+        Err(RunError::Settings(m)) => assert!(m.contains("--draws"), "{m}"),
+        other => panic!("expected a settings error, got {other:?}"),
+    }
+}
+
+/// A correlated Gaussian written once with `AutodiffModel`: the fit's
+/// accessors read the draws they summarise.
+struct Correlated;
+impl AutodiffModel<2> for Correlated {
+    fn potential<S: Scalar>(&self, x: &[S; 2]) -> S {
+        // Σ = [[1, 0.9], [0.9, 1]]: Σ⁻¹ = [[1, −0.9], [−0.9, 1]] / 0.19.
+        let q = x[0] * x[0] - S::from_f64(1.8) * x[0] * x[1] + x[1] * x[1];
+        S::from_f64(0.5 / 0.19) * q
+    }
+}
+
+#[test]
+fn the_fit_reads_its_own_draws() {
+    let model = PotentialModel::new("correlated", ForwardGradient::<_, 2>::new(Correlated))
+        .with_names(["a", "b"])
+        .unwrap();
+    let fit = Sampling::new().seed(5).draws(400).run(&model).unwrap();
+    assert!(fit.usable(), "{:?}", fit.health.lines());
+    let chains = fit.draws_of("b").unwrap();
+    assert_eq!(chains.len(), 4);
+    assert!(chains.iter().all(|c| c.len() == 400));
+    let all: Vec<f64> = chains.concat();
+    let mean = all.iter().sum::<f64>() / all.len() as f64;
+    assert_eq!(fit.mean("b").unwrap().to_bits(), mean.to_bits());
+    // sd 1 from 1600 draws: ESS ≳ 400, MCSE of the sd ≲ 1/√(2·400) ≈ 0.035;
+    // 0.15 is over 4 MCSE.
+    assert!((fit.sd("a").unwrap() - 1.0).abs() < 0.15, "{}", fit.table());
+    assert!(fit.table().contains("b "));
+    assert!(fit.mean("c").is_none() && fit.draws_of("c").is_none());
+}
