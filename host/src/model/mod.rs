@@ -38,8 +38,10 @@
 //! assert_eq!(g, [1.0, 0.5, 3.0, 0.0]);
 //! ```
 
+mod per_thread;
 mod potential_model;
 
+pub use per_thread::PerThread;
 pub use potential_model::{PotentialModel, WrongNameCount};
 
 use qnmc::{MinibatchPotential, Potential};

@@ -16,8 +16,8 @@ use super::Model;
 ///
 /// The chains run in parallel and share the model, so the potential must be
 /// `Send + Sync`: `ForwardGradient` of a plain model is; `ReverseGradient`
-/// keeps its tape inside and is not (write a [`Model`] that builds one per
-/// call, or use `ForwardGradient`).
+/// writes its tape through `&self` and is not: wrap it in
+/// [`PerThread`](super::PerThread), which lends one to each chain.
 ///
 /// ```
 /// use qnmc::autodiff::{AutodiffModel, ForwardGradient};
