@@ -7,10 +7,10 @@
 // Exported (same names, argument lists and conventions as bridgestan.h):
 //   bs_model_construct, bs_model_destruct, bs_free_error_msg, bs_name,
 //   bs_model_info, bs_param_names, bs_param_unc_names, bs_param_num,
-//   bs_param_unc_num, bs_param_constrain, bs_log_density,
-//   bs_log_density_gradient.
-// Not exported: the Hessian functions, the RNG functions, unconstrain and
-// initialisation, the print callback, and the bs_*_version numbers (this is
+//   bs_param_unc_num, bs_param_constrain, bs_param_unconstrain_json (for
+//   `qnmc run --init`), bs_log_density, bs_log_density_gradient.
+// Not exported: the Hessian functions, the RNG functions, bs_param_unconstrain
+// (from an array), the print callback, and the bs_*_version numbers (this is
 // not BridgeStan, so it does not claim one of its versions).
 //
 // Conventions: a function that can fail returns 0 on success and -1 on
@@ -192,6 +192,36 @@ QNMC_EXPORT int bs_param_constrain(const bs_model* m, bool include_tp,
     set_error(error_msg, std::string("param_constrain: ") + e.what());
   } catch (...) {
     set_error(error_msg, "param_constrain: unknown exception");
+  }
+  return -1;
+}
+
+// The unconstrained point of the constrained values in `json` (Stan's init
+// format): what `qnmc run --init FILE.json` starts from.
+QNMC_EXPORT int bs_param_unconstrain_json(const bs_model* m, const char* json,
+                                          double* theta_unc,
+                                          char** error_msg) {
+  try {
+    ensure_autodiff_stack();
+    std::istringstream stream(json == nullptr ? std::string() : std::string(json));
+    stan::json::json_data context(stream);
+    std::vector<int> params_i;
+    std::vector<double> params_r;
+    std::ostringstream messages;
+    m->model->transform_inits(context, params_i, params_r, &messages);
+    if (static_cast<int>(params_r.size()) != m->num_unconstrained) {
+      set_error(error_msg, "param_unconstrain_json: the init gave " +
+                               std::to_string(params_r.size()) +
+                               " unconstrained values, the model has " +
+                               std::to_string(m->num_unconstrained));
+      return -1;
+    }
+    std::copy(params_r.begin(), params_r.end(), theta_unc);
+    return 0;
+  } catch (const std::exception& e) {
+    set_error(error_msg, std::string("param_unconstrain_json: ") + e.what());
+  } catch (...) {
+    set_error(error_msg, "param_unconstrain_json: unknown exception");
   }
   return -1;
 }

@@ -425,3 +425,128 @@ fn target_options_do_not_apply_to_a_model() {
         "qnmc list names --model:\n{out}"
     );
 }
+
+/// `--init FILE.json` (Stan's init format, constrained values by name)
+/// starts every chain exactly there: with a step of 1e-12 and no warm-up the
+/// draws cannot move more than ~1e-10 from it, so every kept draw reads the
+/// init back on the constrained scale (sigma = 2 went in as log 2). Without
+/// it the chains start spread over (−2, 2) around the model's point, far
+/// from mu = 4.
+#[test]
+fn an_init_file_starts_every_chain_at_its_values() {
+    let dir = scratch("init");
+    let lib = mock().to_str().unwrap().to_string();
+    let init = write(&dir, "init.json", "{\"mu\": 4.0, \"sigma\": 2.0}");
+    let args = |extra: &[&str], out: &str| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "run",
+            "--model",
+            &lib,
+            "--sampler",
+            "hmc",
+            "--step-size",
+            "1e-12",
+            "--warmup",
+            "0",
+            "--draws",
+            "5",
+            "--chains",
+            "3",
+            "--output",
+            out,
+            "--quiet",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let first_draws = |out: &str| -> Vec<(f64, f64)> {
+        (1..=3)
+            .map(|k| {
+                let text =
+                    std::fs::read_to_string(dir.join(format!("{out}/chain_{k}.csv"))).unwrap();
+                let draws = read_cmdstan_csv(&text).unwrap();
+                (
+                    draws.column("mu").unwrap()[0],
+                    draws.column("sigma").unwrap()[0],
+                )
+            })
+            .collect()
+    };
+    let given: Vec<String> = args(&["--init", init.to_str().unwrap()], "at-init");
+    let given: Vec<&str> = given.iter().map(String::as_str).collect();
+    let (code, out, err) = qnmc(&given, &dir);
+    // The chains cannot mix in 5 draws of 1e-12: exit 0 with warnings.
+    assert_eq!(code, 0, "{out}\n{err}");
+    for (mu, sigma) in first_draws("at-init") {
+        assert!(
+            (mu - 4.0).abs() < 1e-9 && (sigma - 2.0).abs() < 1e-9,
+            "{mu} {sigma}"
+        );
+    }
+    let spread: Vec<String> = args(&[], "spread");
+    let spread: Vec<&str> = spread.iter().map(String::as_str).collect();
+    let (code, out, err) = qnmc(&spread, &dir);
+    assert_eq!(code, 0, "{out}\n{err}");
+    // mu starts at most 2 from the model's own point, 0 here (the mock's
+    // density is finite at the origin).
+    for (mu, _) in first_draws("spread") {
+        assert!(mu.abs() < 2.0 + 1e-9, "{mu}");
+    }
+}
+
+/// An init the model refuses is a usage error naming the file and the
+/// model's reason, before anything is created; `--init` with a built-in
+/// target says it is for `--model`.
+#[test]
+fn a_bad_init_file_is_named_with_the_reason() {
+    let dir = scratch("bad-init");
+    let lib = mock().to_str().unwrap().to_string();
+    let negative = write(&dir, "negative.json", "{\"mu\": 4.0, \"sigma\": -1}");
+    let missing = write(&dir, "missing.json", "{\"sigma\": 1}");
+    for (file, reason) in [
+        (&negative, "Lower bounded variable is -1"),
+        (&missing, "the init needs mu and sigma"),
+    ] {
+        assert_usage_error(
+            qnmc(
+                &[
+                    "run",
+                    "--model",
+                    &lib,
+                    "--init",
+                    file.to_str().unwrap(),
+                    "--output",
+                    "never",
+                    "--quiet",
+                ],
+                &dir,
+            ),
+            &[file.file_name().unwrap().to_str().unwrap(), reason],
+        );
+        assert!(!dir.join("never").exists());
+    }
+    assert_usage_error(
+        qnmc(
+            &["run", "--model", &lib, "--init", "absent.json", "--quiet"],
+            &dir,
+        ),
+        &["cannot read the init file absent.json"],
+    );
+    assert_usage_error(
+        qnmc(
+            &[
+                "run",
+                "--target",
+                "gaussian",
+                "--init",
+                negative.to_str().unwrap(),
+                "--quiet",
+            ],
+            &dir,
+        ),
+        &["--init does not apply to --target gaussian", "--model"],
+    );
+}

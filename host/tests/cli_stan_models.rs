@@ -316,3 +316,58 @@ fn posteriordb_models_pass_check_and_match_the_reference_draws() {
     }
     assert_eq!(checked, 20);
 }
+
+/// `StanModel::unconstrain_json` (what `qnmc run --init` uses) on a real
+/// model with a constraint: eight schools' τ > 0 goes in as τ = 2 and comes
+/// out as log 2, the rest unchanged in Stan's order (θ̃, μ, τ); the model's
+/// own `constrain` gives the values back, and θ = θ̃τ + μ. A τ below its
+/// bound is refused with Stan's message, and so is a missing parameter.
+#[test]
+fn stan_inits_are_unconstrained_by_the_model() {
+    let test = "stan_inits_are_unconstrained_by_the_model";
+    let Some(root) = posteriordb_root(test) else {
+        return;
+    };
+    let Some(lib) = library(test, "eight_schools_noncentered") else {
+        return;
+    };
+    let posterior = PosteriordbPosterior::EightSchoolsNoncentered;
+    let stan = StanModel::load(&lib, Some(&posterior.data_path(&root))).unwrap();
+    let theta_trans = [0.5, -1.0, 0.25, 2.0, -0.75, 0.0, 1.5, -2.0];
+    let init = format!("{{\"theta_trans\": {theta_trans:?}, \"mu\": 1.5, \"tau\": 2.0}}");
+    let point = stan.unconstrain_json(&init).unwrap();
+    let mut expected = theta_trans.to_vec();
+    expected.extend([1.5, 2.0f64.ln()]);
+    assert_eq!(point.len(), expected.len());
+    for (a, b) in point.iter().zip(&expected) {
+        assert!((a - b).abs() <= 1e-14, "{point:?} against {expected:?}");
+    }
+    let mut out = vec![0.0; stan.output_names().len()];
+    stan.constrain(&point, &mut out);
+    let names = stan.output_names();
+    let value = |name: &str| out[names.iter().position(|n| n == name).unwrap()];
+    assert!((value("tau") - 2.0).abs() <= 1e-14);
+    for (j, t) in theta_trans.iter().enumerate() {
+        let theta = value(&format!("theta[{}]", j + 1));
+        assert!((theta - (t * 2.0 + 1.5)).abs() <= 1e-13, "theta[{}]", j + 1);
+    }
+    let below = stan
+        .unconstrain_json(&format!(
+            "{{\"theta_trans\": {theta_trans:?}, \"mu\": 1.5, \"tau\": -1.0}}"
+        ))
+        .unwrap_err();
+    assert!(below.contains("Lower bounded variable is -1"), "{below}");
+    let missing = stan
+        .unconstrain_json("{\"mu\": 1.5, \"tau\": 2.0}")
+        .unwrap_err();
+    assert!(
+        missing.contains(
+            "parameter `theta_trans` is missing from the init (the model declares it with \
+             dimensions (8))"
+        ),
+        "{missing}"
+    );
+    // The chains start there.
+    let started = stan.start_at(point.clone()).unwrap();
+    assert_eq!(started.initial_point(), point);
+}

@@ -38,6 +38,10 @@ pub fn target_option_error(target: &str, given: &[String]) -> Option<String> {
                 Some((target == "logreg-csv", "is for --target logreg-csv"))
             }
             "classes" => Some((target == "fashion-mnist", "is for --target fashion-mnist")),
+            "init" => Some((
+                false,
+                "is for a Stan model (--model LIB.so); a built-in target starts from its own point",
+            )),
             "covariance" => Some((target == "gaussian-cov", "is for --target gaussian-cov")),
             "shared_data" => Some((
                 SHARED_DATA_TARGETS.contains(&target),

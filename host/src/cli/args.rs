@@ -282,6 +282,12 @@ pub struct TargetArgs {
     /// or posteriordb's one-entry `.json.zip`).
     #[arg(long, help_heading = POSTERIOR)]
     pub data: Option<PathBuf>,
+    /// Start every chain at the values in FILE.json (Stan's init format, as
+    /// CmdStan's init=: the constrained parameters by name) instead of a
+    /// point drawn around the model's; --init-radius is 0 unless given. For
+    /// --model only.
+    #[arg(long, value_name = "FILE.json", help_heading = POSTERIOR)]
+    pub init: Option<PathBuf>,
     /// `fashion-mnist`: the two classes (0-9) to tell apart, label 0's
     /// first (default 7,9: Sneaker vs Ankle boot).
     #[arg(long, value_delimiter = ',', value_name = "A,B", value_parser = clap::value_parser!(u8).range(0..=9), help_heading = TARGET_OPTIONS)]

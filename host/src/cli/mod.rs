@@ -64,9 +64,24 @@ where
     };
     if let Some((_, sub)) = matches.subcommand() {
         let given = given_options(sub);
+        // An init file starts every chain at its point, as CmdStan's
+        // init= does, unless --init-radius asks for a spread around it.
+        let exact_init = |target: &TargetArgs| {
+            target.init.is_some() && !given.iter().any(|g| g == "init_radius")
+        };
         match &mut cli.command {
-            Command::Run(a) => a.given = given,
-            Command::Check(a) => a.given = given,
+            Command::Run(a) => {
+                if exact_init(&a.target) {
+                    a.sampler.init_radius = 0.0;
+                }
+                a.given = given;
+            }
+            Command::Check(a) => {
+                if exact_init(&a.target) {
+                    a.sampler.init_radius = 0.0;
+                }
+                a.given = given;
+            }
             _ => {}
         }
     }

@@ -40,8 +40,17 @@ pub(crate) fn target_for(args: &TargetArgs, given: &[String]) -> Result<Box<dyn 
         if let Some(e) = model_option_error(given) {
             return Err(CliError::Usage(e));
         }
-        let model = StanModel::load(library, args.data.as_deref())
+        let mut model = StanModel::load(library, args.data.as_deref())
             .map_err(|e| CliError::Usage(e.to_string()))?;
+        if let Some(init) = &args.init {
+            let text = std::fs::read_to_string(init).map_err(|e| {
+                CliError::Usage(format!("cannot read the init file {}: {e}", init.display()))
+            })?;
+            model = model
+                .unconstrain_json(&text)
+                .and_then(|point| model.start_at(point))
+                .map_err(|e| CliError::Usage(format!("{}: {e}", init.display())))?;
+        }
         return Ok(Box::new(model));
     }
     if let Some(e) = target_option_error(&args.target, given) {

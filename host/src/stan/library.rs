@@ -36,6 +36,9 @@ pub(super) type ConstrainFn = unsafe extern "C" fn(
     *mut c_void,
     *mut *mut c_char,
 ) -> c_int;
+/// `bs_param_unconstrain_json(model, json, theta_unc, &error)`.
+pub(super) type UnconstrainJsonFn =
+    unsafe extern "C" fn(*const c_void, *const c_char, *mut f64, *mut *mut c_char) -> c_int;
 /// `bs_log_density_gradient(model, propto, jacobian, theta_unc, &lp, grad, &error)`.
 pub(super) type GradientFn = unsafe extern "C" fn(
     *const c_void,
@@ -60,6 +63,9 @@ pub(super) struct Api {
     pub param_unc_num: UncNumFn,
     pub param_constrain: ConstrainFn,
     pub log_density_gradient: GradientFn,
+    /// Optional: only `--init` needs it, and libraries built by qnmc's glue
+    /// before it exported the function lack it.
+    pub param_unconstrain_json: Option<UnconstrainJsonFn>,
 }
 
 /// The symbols a model library must export (BridgeStan's names).
@@ -230,6 +236,10 @@ impl StanLibrary {
                 log_density_gradient: *library
                     .get(b"bs_log_density_gradient")
                     .map_err(|e| fail(e.to_string()))?,
+                param_unconstrain_json: library
+                    .get::<UnconstrainJsonFn>(b"bs_param_unconstrain_json")
+                    .ok()
+                    .map(|f| *f),
             }
         };
         let version = |symbol: &[u8]| -> Option<c_int> {

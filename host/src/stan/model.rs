@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rand_core::{Rng, SeedableRng};
 
 use super::StanError;
-use super::data_error::missing_field_message;
+use super::data_error::{missing_field_message, unread_field};
 use super::library::StanLibrary;
 use crate::model::{Model, ModelRng};
 use crate::output::quantity_name;
@@ -208,6 +208,86 @@ impl StanModel {
         model.output_names = output_names;
         model.initial_point = model.find_initial_point()?;
         Ok(model)
+    }
+
+    /// The unconstrained point of the constrained values in `json` (Stan's
+    /// init format, what CmdStan's `init=FILE.json` reads: one entry per
+    /// parameter, by name, a scalar or nested arrays), by the library's
+    /// `bs_param_unconstrain_json`; `qnmc run --init` starts every chain
+    /// there. The error says what the library said (a missing parameter, a
+    /// value outside its constraint) or that the library lacks the function.
+    pub fn unconstrain_json(&self, json: &str) -> Result<Vec<f64>, String> {
+        let Some(unconstrain) = self.library.api.param_unconstrain_json else {
+            return Err(format!(
+                "{} does not export bs_param_unconstrain_json: build it again with \
+                 stan/build-model.py or BridgeStan to start from an init file",
+                self.library.path().display()
+            ));
+        };
+        let text = CString::new(json).map_err(|_| "the init file holds a NUL byte".to_string())?;
+        let mut point = vec![0.0; self.dimension];
+        let mut error: *mut c_char = std::ptr::null_mut();
+        // SAFETY: the model is live; `text` is NUL-terminated; `point` holds
+        // `bs_param_unc_num(model)` values, which the function writes.
+        let status = unsafe {
+            unconstrain(
+                self.handle.as_ptr(),
+                text.as_ptr(),
+                point.as_mut_ptr(),
+                &mut error,
+            )
+        };
+        if status != 0 {
+            let message = self.library.take_error(error);
+            // Stan's "mismatch in number dimensions … dims found=()" for a
+            // parameter the init lacks, in words.
+            let absent = unread_field(&message).filter(|field| {
+                serde_json::from_str::<serde_json::Value>(json)
+                    .ok()
+                    .and_then(|v| v.as_object().map(|o| !o.contains_key(&field.name)))
+                    .unwrap_or(false)
+            });
+            return Err(match absent {
+                Some(field) => format!(
+                    "parameter `{}` is missing from the init (the model declares it {})",
+                    field.name, field.declared
+                ),
+                None => message,
+            });
+        }
+        if let Some(i) = point.iter().position(|v| !v.is_finite()) {
+            return Err(format!(
+                "unconstrained coordinate {} of the init is not finite ({})",
+                i + 1,
+                point[i]
+            ));
+        }
+        Ok(point)
+    }
+
+    /// Starts the chains at the unconstrained `point` (from
+    /// [`unconstrain_json`](Self::unconstrain_json)) instead of the point
+    /// [`load`](Self::load) found; an error unless it has the model's
+    /// dimension and U and ∇U are finite there.
+    pub fn start_at(mut self, point: Vec<f64>) -> Result<Self, String> {
+        if point.len() != self.dimension {
+            return Err(format!(
+                "the init has {} unconstrained values, the model {}",
+                point.len(),
+                self.dimension
+            ));
+        }
+        let mut g = vec![0.0; self.dimension];
+        match self.evaluate(&point, &mut g) {
+            Ok(u) if u.is_finite() && g.iter().all(|v| v.is_finite()) => {
+                self.initial_point = point;
+                Ok(self)
+            }
+            Ok(u) => Err(format!(
+                "the log density is not finite at the init (U = {u}, or a non-finite gradient)"
+            )),
+            Err(message) => Err(format!("the log density threw at the init: {message}")),
+        }
     }
 
     /// The origin if U and ∇U are finite there, else the first of

@@ -13,6 +13,7 @@
  *   contains "no_parameters" -> bs_param_unc_num returns 0
  * Built with -DQNMC_MOCK_NO_GRADIENT it lacks bs_log_density_gradient. */
 
+#include <stdio.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -84,6 +85,37 @@ int bs_param_constrain(const mock_model *m, bool include_tp, bool include_gq,
   theta[0] = theta_unc[0];
   theta[1] = exp(theta_unc[1]);
   if (include_tp) theta[2] = theta[1] * theta[1];
+  return 0;
+}
+
+/* The value after "name": in a flat JSON object; 0 when absent. */
+static int json_number(const char *json, const char *name, double *value) {
+  char key[32];
+  snprintf(key, sizeof key, "\"%s\"", name);
+  const char *at = strstr(json, key);
+  if (!at) return 0;
+  at = strchr(at + strlen(key), ':');
+  if (!at) return 0;
+  char *end;
+  *value = strtod(at + 1, &end);
+  return end != at + 1;
+}
+
+/* Stan's init format for mu and sigma -> (mu, log sigma). */
+int bs_param_unconstrain_json(const mock_model *m, const char *json,
+                              double *theta_unc, char **error_msg) {
+  double mu, sigma;
+  (void)m;
+  if (!json_number(json, "mu", &mu) || !json_number(json, "sigma", &sigma)) {
+    if (error_msg) *error_msg = copy_text("mock: variable does not exist; the init needs mu and sigma");
+    return -1;
+  }
+  if (!(sigma > 0)) {
+    if (error_msg) *error_msg = copy_text("mock: lb_free: Lower bounded variable is -1, but must be >= 0");
+    return -1;
+  }
+  theta_unc[0] = mu;
+  theta_unc[1] = log(sigma);
   return 0;
 }
 
