@@ -471,6 +471,8 @@ mod tests {
                     adapted_metric: None,
                     restart: None,
                     saved_warmup: Default::default(),
+                    iterations: 503,
+                    interrupted: false,
                 },
                 ChainDraws::default(),
             ],
@@ -479,6 +481,7 @@ mod tests {
             step_size_origin: StepSizeOrigin::Given,
             metric: None,
             evaluation_failures: None,
+            interrupted: None,
         }
     }
 
