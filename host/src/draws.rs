@@ -176,21 +176,19 @@ impl ChainDraws {
         self.lp.is_empty()
     }
 
-    /// The chain's first `n` kept draws (all of them when it has fewer);
-    /// everything else (warm-up, times, metric) as it is. `quantities` is
-    /// the number of reported quantities.
-    pub fn truncated(&self, n: usize, quantities: usize) -> ChainDraws {
+    /// Keeps the chain's first `n` kept draws (all of them when it has
+    /// fewer); everything else (warm-up, times, metric) stays. `quantities`
+    /// is the number of reported quantities.
+    pub fn truncate(&mut self, n: usize, quantities: usize) {
         let n = n.min(self.len());
-        let mut chain = self.clone();
-        chain.lp.truncate(n);
-        chain.accept_stat.truncate(n);
-        chain.step_size.truncate(n);
-        chain.n_leapfrog.truncate(n);
-        chain.divergent.truncate(n);
-        chain.tree_depth.truncate(n);
-        chain.energy.truncate(n);
-        chain.values.truncate(n * quantities);
-        chain
+        self.lp.truncate(n);
+        self.accept_stat.truncate(n);
+        self.step_size.truncate(n);
+        self.n_leapfrog.truncate(n);
+        self.divergent.truncate(n);
+        self.tree_depth.truncate(n);
+        self.energy.truncate(n);
+        self.values.truncate(n * quantities);
     }
 
     /// Draws of quantity `j` (`quantities` = number of reported quantities).
@@ -253,8 +251,9 @@ pub struct Interruption {
     pub iterations: u64,
     /// Iterations asked for, all chains: chains × (warm-up + draws × thin).
     pub planned: u64,
-    /// Kept draws of each chain when it stopped (the chains may since have
-    /// been cut to a common length, [`RunDraws::truncated`]).
+    /// Kept draws of each chain when it stopped, in chain order (for the
+    /// diagnostics the chains may since have been cut to a common length,
+    /// [`RunDraws::truncate`], and those without draws left out).
     pub kept: Vec<usize>,
 }
 
@@ -308,17 +307,13 @@ impl RunDraws {
         self.chains.iter().map(ChainDraws::len).min().unwrap_or(0)
     }
 
-    /// The run with every chain cut to its first `n` kept draws
-    /// ([`ChainDraws::truncated`]): the diagnostics need chains of equal
+    /// Cuts every chain to its first `n` kept draws
+    /// ([`ChainDraws::truncate`]): the diagnostics need chains of equal
     /// length, which an interrupted run's may not have.
-    pub fn truncated(&self, n: usize) -> RunDraws {
-        RunDraws {
-            chains: self
-                .chains
-                .iter()
-                .map(|c| c.truncated(n, self.names.len()))
-                .collect(),
-            ..self.clone()
+    pub fn truncate(&mut self, n: usize) {
+        let quantities = self.names.len();
+        for chain in &mut self.chains {
+            chain.truncate(n, quantities);
         }
     }
 }
@@ -356,18 +351,21 @@ mod tests {
             values: vec![1.0, 10.0, 2.0, 20.0, 3.0, 30.0],
             ..ChainDraws::default()
         };
-        let short = long.truncated(2, 2);
-        let run = RunDraws {
+        let mut short = long.clone();
+        short.truncate(2, 2);
+        let mut run = RunDraws {
             names: vec!["a".into(), "b".into()],
             chains: vec![long, short],
             ..RunDraws::default()
         };
         assert_eq!(run.shortest_chain(), 2);
-        let cut = run.truncated(2);
-        assert_eq!(cut.chains[0], cut.chains[1]);
-        assert_eq!(cut.chains_of(1)[0], vec![10.0, 20.0]);
-        assert_eq!(cut.chains[0].divergent, [false, true]);
-        assert_eq!(cut.chains[0].energy, [1.0, 2.0]);
-        assert_eq!(run.truncated(5), run, "longer than every chain: unchanged");
+        let before = run.clone();
+        run.truncate(5);
+        assert_eq!(run, before, "longer than every chain: unchanged");
+        run.truncate(2);
+        assert_eq!(run.chains[0], run.chains[1]);
+        assert_eq!(run.chains_of(1)[0], vec![10.0, 20.0]);
+        assert_eq!(run.chains[0].divergent, [false, true]);
+        assert_eq!(run.chains[0].energy, [1.0, 2.0]);
     }
 }
