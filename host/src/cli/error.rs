@@ -132,3 +132,35 @@ impl From<RunError> for CliError {
         CliError::Usage(e.to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_interrupted_run_exits_with_the_signals_code_and_says_where_its_draws_are() {
+        let interrupted = |reason, folder: Option<&str>| CliError::Interrupted {
+            interruption: Interruption {
+                reason,
+                iterations: 1234,
+                planned: 4000,
+                kept: vec![100, 0],
+            },
+            folder: folder.map(PathBuf::from),
+        };
+        let e = interrupted(StopReason::Interrupt, Some("out"));
+        assert_eq!(e.exit_code(), ExitCode::from(EXIT_INTERRUPTED));
+        assert_eq!(
+            e.to_string(),
+            "interrupted by SIGINT: 1234 of 4000 iterations ran; the draws so far are in out"
+        );
+        let e = interrupted(StopReason::Terminate, None);
+        assert_eq!(e.exit_code(), ExitCode::from(EXIT_TERMINATED));
+        assert_eq!(
+            e.to_string(),
+            "interrupted by SIGTERM: 1234 of 4000 iterations ran; the draws so far were not \
+             written (no --output)"
+        );
+        assert_eq!((EXIT_INTERRUPTED, EXIT_TERMINATED), (128 + 2, 128 + 15));
+    }
+}
