@@ -2,6 +2,7 @@
 //! (CmdStan CSV, JSON summary, plots, `qnmc check`) reads.
 
 use crate::metric_kind::MetricKind;
+use crate::run::StopReason;
 
 /// Kept draws of one chain, in the layout CmdStan writes them.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -29,8 +30,15 @@ pub struct ChainDraws {
     /// `i * names.len() + j` (the names live in [`RunDraws::names`]).
     pub values: Vec<f64>,
     /// Warm-up iterations run (`--warmup`, or fewer when NUTS ended its
-    /// warm-up early).
+    /// warm-up early or the run was interrupted in it).
     pub warmup_draws: u64,
+    /// Iterations run, warm-up included (`warmup_draws` plus `draws × thin`
+    /// for a chain that ran to its end).
+    pub iterations: u64,
+    /// The chain ended before its last iteration because the run was asked
+    /// to stop ([`RunDraws::interrupted`]); its draws are those kept until
+    /// then.
+    pub interrupted: bool,
     /// Wall time of warm-up, seconds.
     pub warmup_seconds: f64,
     /// Wall time of sampling (kept draws), seconds, without
@@ -168,6 +176,21 @@ impl ChainDraws {
         self.lp.is_empty()
     }
 
+    /// Keeps the chain's first `n` kept draws (all of them when it has
+    /// fewer); everything else (warm-up, times, metric) stays. `quantities`
+    /// is the number of reported quantities.
+    pub fn truncate(&mut self, n: usize, quantities: usize) {
+        let n = n.min(self.len());
+        self.lp.truncate(n);
+        self.accept_stat.truncate(n);
+        self.step_size.truncate(n);
+        self.n_leapfrog.truncate(n);
+        self.divergent.truncate(n);
+        self.tree_depth.truncate(n);
+        self.energy.truncate(n);
+        self.values.truncate(n * quantities);
+    }
+
     /// Draws of quantity `j` (`quantities` = number of reported quantities).
     pub fn column(&self, j: usize, quantities: usize) -> Vec<f64> {
         self.values
@@ -211,6 +234,37 @@ pub struct RunDraws {
     ///
     /// [`Model::evaluation_failures`]: crate::model::Model::evaluation_failures
     pub evaluation_failures: Option<String>,
+    /// Set when the run was asked to stop ([`StopFlag`]) and at least one
+    /// chain ended before its last iteration: the chains hold the draws
+    /// kept until then, possibly as many in each.
+    ///
+    /// [`StopFlag`]: crate::run::StopFlag
+    pub interrupted: Option<Interruption>,
+}
+
+/// How far an interrupted run got ([`RunDraws::interrupted`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interruption {
+    /// What stopped it.
+    pub reason: StopReason,
+    /// Iterations run, all chains, warm-up included.
+    pub iterations: u64,
+    /// Iterations asked for, all chains: chains × (warm-up + draws × thin).
+    pub planned: u64,
+    /// Kept draws of each chain when it stopped, in chain order (for the
+    /// diagnostics the chains may since have been cut to a common length,
+    /// [`RunDraws::truncate`], and those without draws left out).
+    pub kept: Vec<usize>,
+}
+
+impl Interruption {
+    /// `interrupted by SIGINT after 1234 of 4000 iterations`.
+    pub fn describe(&self) -> String {
+        format!(
+            "interrupted by {} after {} of {} iterations",
+            self.reason, self.iterations, self.planned
+        )
+    }
 }
 
 /// How a run's step size was chosen.
@@ -247,6 +301,21 @@ impl RunDraws {
             .map(|c| c.column(j, self.names.len()))
             .collect()
     }
+
+    /// Kept draws of the shortest chain (0 without chains).
+    pub fn shortest_chain(&self) -> usize {
+        self.chains.iter().map(ChainDraws::len).min().unwrap_or(0)
+    }
+
+    /// Cuts every chain to its first `n` kept draws
+    /// ([`ChainDraws::truncate`]): the diagnostics need chains of equal
+    /// length, which an interrupted run's may not have.
+    pub fn truncate(&mut self, n: usize) {
+        let quantities = self.names.len();
+        for chain in &mut self.chains {
+            chain.truncate(n, quantities);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -268,5 +337,35 @@ mod tests {
         assert_eq!(run.chains_of(0), vec![vec![1.0, 2.0, 3.0]; 2]);
         assert_eq!(run.chains_of(1)[1], vec![10.0, 20.0, 30.0]);
         assert_eq!(run.chains[0].len(), 3);
+    }
+
+    #[test]
+    fn truncation_keeps_the_first_draws_of_every_column() {
+        let long = ChainDraws {
+            lp: vec![-1.0, -2.0, -3.0],
+            accept_stat: vec![0.9; 3],
+            step_size: vec![0.1; 3],
+            n_leapfrog: vec![3; 3],
+            divergent: vec![false, true, false],
+            energy: vec![1.0, 2.0, 3.0],
+            values: vec![1.0, 10.0, 2.0, 20.0, 3.0, 30.0],
+            ..ChainDraws::default()
+        };
+        let mut short = long.clone();
+        short.truncate(2, 2);
+        let mut run = RunDraws {
+            names: vec!["a".into(), "b".into()],
+            chains: vec![long, short],
+            ..RunDraws::default()
+        };
+        assert_eq!(run.shortest_chain(), 2);
+        let before = run.clone();
+        run.truncate(5);
+        assert_eq!(run, before, "longer than every chain: unchanged");
+        run.truncate(2);
+        assert_eq!(run.chains[0], run.chains[1]);
+        assert_eq!(run.chains_of(1)[0], vec![10.0, 20.0]);
+        assert_eq!(run.chains[0].divergent, [false, true]);
+        assert_eq!(run.chains[0].energy, [1.0, 2.0]);
     }
 }

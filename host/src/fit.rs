@@ -62,7 +62,7 @@ use crate::output::{
     QuantitySummary, RunHealth, RunSummary, assess_run, summarize_run, summary_table_with,
 };
 use crate::run::{
-    PilotLengths, Progress, RunError, RunSettings, SamplerKind, SgDefaults, apply_pilot,
+    PilotLengths, Progress, RunError, RunSettings, SamplerKind, SgDefaults, StopFlag, apply_pilot,
     refused_defaults, run,
 };
 
@@ -80,6 +80,7 @@ pub struct Sampling {
     warmup_given: bool,
     thin_given: bool,
     progress: bool,
+    stop: Option<StopFlag>,
 }
 
 impl Default for Sampling {
@@ -106,6 +107,7 @@ impl Sampling {
             warmup_given: false,
             thin_given: false,
             progress: false,
+            stop: None,
         }
     }
 
@@ -123,6 +125,7 @@ impl Sampling {
             warmup_given: !lengths.warmup,
             thin_given: !lengths.thin,
             progress: false,
+            stop: None,
         }
     }
 
@@ -184,6 +187,17 @@ impl Sampling {
         self
     }
 
+    /// Ends every chain at its next iteration once `stop` is requested
+    /// (from another thread, a signal handler of the program's own): the
+    /// run returns the draws made so far, [`RunDraws::interrupted`] says
+    /// so, and the summary covers the chains that kept a draw, cut to the
+    /// shortest (the health report's note says what was left out). No
+    /// signal handler is installed here.
+    pub fn stop_on(mut self, stop: StopFlag) -> Sampling {
+        self.stop = Some(stop);
+        self
+    }
+
     /// The sampler.
     pub fn sampler(&self) -> SamplerKind {
         self.sampler
@@ -215,8 +229,35 @@ impl Sampling {
             )
         })?;
         let known = model.known_posterior();
-        let summary = summarize_run(&drawn.draws, known.as_ref());
-        let mut health = assess_run(&drawn.draws, &summary);
+        let (summary, mut health) = match &drawn.draws.interrupted {
+            None => {
+                let summary = summarize_run(&drawn.draws, known.as_ref());
+                let health = assess_run(&drawn.draws, &summary);
+                (summary, health)
+            }
+            Some(interruption) => {
+                // The diagnostics need chains of equal length: those that
+                // kept a draw, cut to the shortest.
+                let mut kept = drawn.draws.clone();
+                kept.chains.retain(|c| !c.is_empty());
+                let shortest = kept.shortest_chain();
+                kept.truncate(shortest);
+                let summary = summarize_run(&kept, known.as_ref());
+                let mut health = assess_run(&kept, &summary);
+                if kept.chains.is_empty() {
+                    health.unusable.push(format!(
+                        "the run was {} before any chain kept a draw",
+                        interruption.describe()
+                    ));
+                } else {
+                    health.warnings.push(format!(
+                        "the run was {}: the draws are fewer than asked for",
+                        interruption.describe()
+                    ));
+                }
+                (summary, health)
+            }
+        };
         if let Some(w) = drawn.pilot.as_ref().and_then(|p| p.too_slow_warning()) {
             health.warnings.push(format!("{}: {w}", self.sampler));
         }
@@ -259,7 +300,10 @@ impl Sampling {
         let pilot =
             apply_pilot(model, self.sampler, &mut settings, lengths).map_err(RunError::Settings)?;
         let total = (settings.chains * (settings.warmup + settings.draws * settings.thin)) as u64;
-        let progress = progress(&settings, pilot.as_ref(), total);
+        let mut progress = progress(&settings, pilot.as_ref(), total);
+        if let Some(stop) = &self.stop {
+            progress = progress.with_stop(stop.clone());
+        }
         let draws = run(model, self.sampler, &settings, &progress);
         progress.finish();
         Ok(Drawn {

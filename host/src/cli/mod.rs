@@ -5,13 +5,16 @@
 //! `FILE:LINE:COLUMN:` for bad data files); 3 `run` finished but
 //! the draws are unusable (every transition divergent, a chain that never
 //! moved, non-finite `lp__`); 4 `--strict` and the run has warnings; 5
-//! `reproduce` skipped parts whose data were not found.
+//! `reproduce` skipped parts whose data were not found; 130 and 143 `run`
+//! was stopped by SIGINT (Ctrl-C) or SIGTERM and kept its draws so far.
 
 mod applicability;
 mod args;
 mod check_command;
 mod demo_command;
 mod error;
+mod interrupt;
+mod interrupted_run;
 mod list_command;
 mod plot_command;
 mod reproduce_command;
@@ -28,14 +31,16 @@ pub use args::{
     TargetArgs,
 };
 pub use error::{
-    CliError, EXIT_CHECK_FAILED, EXIT_SKIPPED, EXIT_UNUSABLE, EXIT_USAGE, EXIT_WARNINGS,
+    CliError, EXIT_CHECK_FAILED, EXIT_INTERRUPTED, EXIT_SKIPPED, EXIT_TERMINATED, EXIT_UNUSABLE,
+    EXIT_USAGE, EXIT_WARNINGS,
 };
 
 /// The exit codes, as `--help` prints them.
 pub const EXIT_CODES: &str = "Exit codes: 0 success; 1 `check` failed; 2 usage or input error; \
 3 the run finished but its draws are unusable (all transitions divergent, a chain that never \
 moved, non-finite lp__, chains that sampled apart and never met); 4 --strict and the run has warnings; 5 `reproduce` skipped parts \
-whose data were not found.";
+whose data were not found; 130 `run` stopped by Ctrl-C (SIGINT), 143 by SIGTERM, its draws so \
+far kept (in --output DIR, marked INCOMPLETE).";
 pub use targets::{TARGETS, build_target, shared_data_dir};
 
 use crate::run::RunSettings;

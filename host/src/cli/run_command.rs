@@ -124,6 +124,7 @@ pub(crate) fn sample(
             ),
             quiet,
         )
+        .with_stop(super::interrupt::stop_flag())
     })?;
     // A model's failed evaluations (`RunDraws::evaluation_failures`) are
     // reported with the health checks, after the summary table.
@@ -214,8 +215,19 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         .validate(&model.output_names())
         .map_err(CliError::Usage)?;
     let output = check_output(&args.output)?;
+    // From here Ctrl-C and SIGTERM end the chains and keep their draws.
+    super::interrupt::install();
     let draws = sample(model.as_ref(), &args.sampler, args.output.quiet)?;
     let known = model.known_posterior();
+    if let Some(interruption) = draws.interrupted.clone() {
+        return Err(super::interrupted_run::conclude(
+            draws,
+            &interruption,
+            known.as_ref(),
+            output.as_deref(),
+            args.output.force,
+        ));
+    }
     // The diagnostics of every quantity, computed once for the printed
     // summary, the health checks and the files.
     let summary = summarize_run(&draws, known.as_ref());

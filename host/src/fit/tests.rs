@@ -187,3 +187,72 @@ fn the_fit_reads_its_own_draws() {
     assert!(fit.table().contains("b "));
     assert!(fit.mean("c").is_none() && fit.draws_of("c").is_none());
 }
+
+/// A stop requested before the run: every chain ends at its first
+/// iteration, nothing is kept, and the fit says it is unusable and why; a
+/// stop from the model part-way keeps the draws made and warns.
+#[test]
+fn a_stopped_run_says_so() {
+    use crate::run::{StopFlag, StopReason};
+    let stop = StopFlag::new();
+    stop.request(StopReason::Requested);
+    let fit = Sampling::new()
+        .stop_on(stop)
+        .run(&Funnel::new(3).unwrap())
+        .unwrap();
+    assert!(fit.draws.interrupted.is_some());
+    assert!(!fit.usable());
+    assert!(
+        fit.health
+            .unusable
+            .iter()
+            .any(|m| m.contains("before any chain kept a draw")),
+        "{:?}",
+        fit.health.lines()
+    );
+
+    /// N(0, 1) that asks the run to stop at its 3000th evaluation.
+    struct StopsPartWay {
+        calls: std::sync::atomic::AtomicUsize,
+        stop: StopFlag,
+    }
+    impl Model for StopsPartWay {
+        fn name(&self) -> String {
+            "stops".into()
+        }
+        fn dimension(&self) -> usize {
+            1
+        }
+        fn potential_and_gradient(&self, x: &[f64], g: &mut [f64]) -> f64 {
+            let n = self
+                .calls
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if n == 3000 {
+                self.stop.request(StopReason::Requested);
+            }
+            g[0] = x[0];
+            0.5 * x[0] * x[0]
+        }
+    }
+    let stop = StopFlag::new();
+    let model = StopsPartWay {
+        calls: 0.into(),
+        stop: stop.clone(),
+    };
+    let fit = Sampling::with_sampler(SamplerKind::Hmc)
+        .chains(2)
+        .warmup(50)
+        .draws(100_000)
+        .stop_on(stop)
+        .run(&model)
+        .unwrap();
+    let kept: Vec<usize> = fit.draws.chains.iter().map(|c| c.len()).collect();
+    assert!(kept.iter().all(|&n| n < 100_000), "{kept:?}");
+    assert!(
+        fit.warnings()
+            .iter()
+            .any(|w| w.contains("fewer than asked")),
+        "{:?}",
+        fit.health.lines()
+    );
+}

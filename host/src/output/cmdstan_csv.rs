@@ -75,7 +75,12 @@ pub fn sampler_columns(run: &RunDraws) -> Vec<&'static str> {
 ///    true when the chain saved its warm-up draws (`--save-warmup`); NUTS adds CmdStan's `max_depth`
 ///    and, when its warm-up adapted, `metric` (CmdStan's name, see 3). The
 ///    `qnmc` section writes the run's `metric` setting as `metric_kind`, as
-///    readers take the last line containing `metric =` for CmdStan's;
+///    readers take the last line containing `metric =` for CmdStan's. A
+///    run stopped by Ctrl-C or SIGTERM
+///    ([`RunDraws::interrupted`](crate::draws::RunDraws::interrupted)) adds
+///    `interrupted = interrupted by SIGINT after N of M iterations; this
+///    chain ran …`, and its `num_samples` is, as always, the draws the file
+///    holds (CmdStanPy checks the rows against it);
 /// 2. the header line: the sampler columns ([`sampler_columns`]) in
 ///    CmdStan's NUTS order `lp__`, `accept_stat__`, `stepsize__`,
 ///    `treedepth__`, `n_leapfrog__`, `divergent__`, `energy__`, then the
@@ -199,6 +204,15 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
         // says what it is under a key that does not end in `metric`.
         let key = if key == "metric" { "metric_kind" } else { key };
         line(&format!("#   {} = {}", one_line(key), one_line(value)));
+    }
+    if let Some(interruption) = &run.interrupted {
+        line(&format!(
+            "#   interrupted = {}; this chain ran {} iterations ({} warm-up) and kept {} draws",
+            interruption.describe(),
+            chain.iterations,
+            chain.warmup_draws,
+            chain.len()
+        ));
     }
 
     let columns = sampler_columns(run);
@@ -471,6 +485,8 @@ mod tests {
                     adapted_metric: None,
                     restart: None,
                     saved_warmup: Default::default(),
+                    iterations: 503,
+                    interrupted: false,
                 },
                 ChainDraws::default(),
             ],
@@ -479,6 +495,7 @@ mod tests {
             step_size_origin: StepSizeOrigin::Given,
             metric: None,
             evaluation_failures: None,
+            interrupted: None,
         }
     }
 

@@ -290,6 +290,10 @@ pub fn run_draws_from_cmdstan(files: &[CmdStanDraws]) -> Result<RunDraws, String
             restart: None,
             // Left out above (their statistics are not read back).
             saved_warmup: Default::default(),
+            // Not read back: a file says how many draws it holds, not how
+            // many its run was asked for.
+            iterations: 0,
+            interrupted: false,
         });
     }
     Ok(run)

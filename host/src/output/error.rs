@@ -24,6 +24,15 @@ pub enum OutputError {
         /// A few of the entries found there.
         examples: Vec<String>,
     },
+    /// Without `--force`, the output folder holds the chain files of a run
+    /// that stopped before it finished (interrupted with Ctrl-C, or failed
+    /// after writing them): draws that are not deleted without `--force`.
+    HoldsChains {
+        /// The output folder.
+        folder: PathBuf,
+        /// The chain files found there (`chain_1.csv`, …).
+        chains: Vec<String>,
+    },
     /// Without `--force`, a file of that name already exists.
     FileExists {
         /// The existing file.
@@ -80,6 +89,14 @@ impl fmt::Display for OutputError {
                  overwritten)",
                 folder.display(),
                 examples.join(", ")
+            ),
+            OutputError::HoldsChains { folder, chains } => write!(
+                f,
+                "output folder {} holds the chain files of an earlier run that did not \
+                 finish ({}; its INCOMPLETE file says why); they are kept: choose another \
+                 folder, or pass --force to replace that run's files (other files are kept)",
+                folder.display(),
+                chains.join(", ")
             ),
             OutputError::FileExists { path } => write!(
                 f,

@@ -33,9 +33,10 @@ static TEMPORARY_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// * Each file is written to a temporary file in the same folder and then
 ///   renamed over its final name, so a reader never sees half a file.
 /// * The folder's [`MANIFEST`] lists every file the run wrote, and how the
-///   run ended ([`OutputDir::finish`], [`OutputDir::finish_unusable`]). A
-///   run that replaces an earlier one (with `force`, or without it after a
-///   run that stopped early or ended unusable) first deletes the files the
+///   run ended ([`OutputDir::finish`], [`OutputDir::finish_unusable`],
+///   [`OutputDir::finish_interrupted`]). A run that replaces an earlier one
+///   (with `force`, or without it after a run that ended unusable or
+///   stopped early before writing any `chain_<k>.csv`) first deletes the files the
 ///   earlier run's manifest lists, so nothing stale (the charts of another
 ///   sampler, a chain the new run does not have) stays beside the new
 ///   files; a file qnmc did not write is never deleted.
@@ -87,6 +88,9 @@ enum RunStatus {
     Complete,
     /// Finished, draws unusable (`qnmc run` exit code 3).
     Unusable,
+    /// Stopped by Ctrl-C or SIGTERM after writing the draws made until then
+    /// ([`OutputDir::finish_interrupted`]); the marker stays.
+    Interrupted,
 }
 
 impl RunStatus {
@@ -95,6 +99,7 @@ impl RunStatus {
             RunStatus::Writing => "writing",
             RunStatus::Complete => "complete",
             RunStatus::Unusable => "unusable",
+            RunStatus::Interrupted => "interrupted",
         }
     }
 }
@@ -121,8 +126,11 @@ impl OutputDir {
     }
 
     /// Without `force`: `Ok(false)` when the folder is empty, `Ok(true)`
-    /// when it holds the partial output of a stopped run or the output of an
-    /// unusable one (its files may be replaced), else the not-empty error.
+    /// when it holds the output of an unusable run or the partial output of
+    /// a stopped one without chain files (its files may be replaced); the
+    /// chain files of a stopped run (interrupted, or failed after writing
+    /// them) are draws that cost sampling time and are kept: refused, as is
+    /// any other content.
     fn refuse_unless_reusable(path: &Path) -> Result<bool, OutputError> {
         let entries =
             fs::read_dir(path).map_err(|e| OutputError::io(path, "list the output folder", e))?;
@@ -133,10 +141,24 @@ impl OutputDir {
         if names.is_empty() {
             return Ok(false);
         }
-        if stopped_run(path) || unusable_run(path) {
+        names.sort();
+        if unusable_run(path) {
             return Ok(true);
         }
-        names.sort();
+        if stopped_run(path) {
+            let chains: Vec<String> = names
+                .iter()
+                .filter(|n| is_chain_file_name(n))
+                .cloned()
+                .collect();
+            if chains.is_empty() {
+                return Ok(true);
+            }
+            return Err(OutputError::HoldsChains {
+                folder: path.to_path_buf(),
+                chains,
+            });
+        }
         let total = names.len();
         names.truncate(3);
         if total > names.len() {
@@ -151,10 +173,13 @@ impl OutputDir {
     /// Creates `path` (and its parents) and puts the [`INCOMPLETE_MARKER`] in
     /// it. Without `force`, fails when the folder already holds any entry,
     /// naming the folder, a few of its entries and `--force`, except the
-    /// output of a run that stopped early (an [`INCOMPLETE_MARKER`] whose
-    /// process is no longer running) or ended unusable (its [`MANIFEST`] says
-    /// so): that is the same command tried again, after a fix, and the
-    /// earlier run's files are replaced. With `force`, an existing folder is
+    /// output of a run that ended unusable (its [`MANIFEST`] says so) or that
+    /// stopped early (an [`INCOMPLETE_MARKER`] whose process is no longer
+    /// running) before writing any chain file: that is the same command
+    /// tried again, after a fix, and the earlier run's files are replaced.
+    /// The `chain_<k>.csv` files of a stopped run (one interrupted with
+    /// Ctrl-C keeps its draws so far) are never deleted without `force`: the
+    /// error names them. With `force`, an existing folder is
     /// used and files are overwritten. Either way the files the earlier run
     /// wrote (its [`MANIFEST`]) are deleted first; other files are kept.
     pub fn create(path: &Path, force: bool) -> Result<OutputDir, OutputError> {
@@ -277,8 +302,9 @@ impl OutputDir {
         }
         let mut text = format!(
             "# The files a qnmc run wrote into this folder. The next run into it\n\
-             # (with --force, or after a run that stopped early or was unusable)\n\
-             # deletes these, and only these, before writing its own.\n\
+             # (with --force, or after a run that was unusable or stopped before\n\
+             # writing a chain file) deletes these, and only these, before\n\
+             # writing its own.\n\
              status: {}\n",
             status.word()
         );
@@ -336,6 +362,37 @@ impl OutputDir {
     /// `force` (the same command after fixing its settings).
     pub fn finish_unusable(self) -> Result<(), OutputError> {
         self.finish_as(RunStatus::Unusable)
+    }
+
+    /// Ends the writing of a run that was interrupted (Ctrl-C, SIGTERM) and
+    /// wrote the draws it had: the [`MANIFEST`] says `interrupted`, and the
+    /// [`INCOMPLETE_MARKER`] stays, saying that the run stopped, why
+    /// (`reason`, one line such as `interrupted by SIGINT after 1234 of 4000
+    /// iterations`) and when. A later run refuses the folder without `force`
+    /// ([`create`](Self::create)), and `qnmc plot` does not take it for a
+    /// finished run.
+    pub fn finish_interrupted(self, reason: &str) -> Result<(), OutputError> {
+        self.record(None, RunStatus::Interrupted)?;
+        let marker = self.path.join(INCOMPLETE_MARKER);
+        let text = fs::read_to_string(&marker).unwrap_or_else(|_| marker_text());
+        let stopped = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let text = format!(
+            "{}reason: {}\nstopped: {} ({stopped} seconds after 1970-01-01 00:00 UTC)\n\
+             The chain files here hold every draw the run kept before it stopped; \
+             qnmc does not delete them without --force.\n",
+            text.replacen(
+                "A qnmc run is writing into this folder.",
+                "A qnmc run wrote into this folder and was interrupted.",
+                1
+            ),
+            reason.replace('\n', " "),
+            utc_text(stopped)
+        );
+        write_and_sync(&marker, text.as_bytes())
+            .map_err(|e| OutputError::io(&marker, "write the in-progress marker", e))
     }
 
     fn finish_as(self, status: RunStatus) -> Result<(), OutputError> {
@@ -431,6 +488,14 @@ fn write_and_sync(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     let mut file = fs::File::create(path)?;
     file.write_all(contents)?;
     file.sync_all()
+}
+
+/// `chain_<k>.csv`, the name of a chain's draws
+/// ([`chain_file_name`](super::chain_file_name)).
+fn is_chain_file_name(name: &str) -> bool {
+    name.strip_prefix("chain_")
+        .and_then(|rest| rest.strip_suffix(".csv"))
+        .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn is_plain_file_name(name: &str) -> bool {
@@ -674,23 +739,22 @@ mod tests {
         fs::remove_dir_all(root).unwrap();
     }
 
+    /// A marker of a process that is not running (pid 4294967295 never is).
+    const STOPPED_MARKER: &str =
+        "A qnmc run is writing into this folder.\nprocess id: 4294967295\n";
+
     #[test]
     fn the_partial_output_of_a_stopped_run_is_reused_without_force() {
         let folder = scratch("stopped");
         fs::create_dir_all(&folder).unwrap();
-        fs::write(folder.join("chain_1.csv"), b"partial").unwrap();
-        // A marker of a process that is not running (pid 4294967295 never is).
-        fs::write(
-            folder.join(INCOMPLETE_MARKER),
-            "A qnmc run is writing into this folder.\nprocess id: 4294967295\n",
-        )
-        .unwrap();
+        fs::write(folder.join("model.json"), b"partial").unwrap();
+        fs::write(folder.join(INCOMPLETE_MARKER), STOPPED_MARKER).unwrap();
         if cfg!(target_os = "linux") {
             OutputDir::check_available(&folder, false).unwrap();
             let out = OutputDir::create(&folder, false).unwrap();
-            out.write("chain_1.csv", b"complete").unwrap();
+            out.write("model.json", b"complete").unwrap();
             out.finish().unwrap();
-            assert_eq!(fs::read(folder.join("chain_1.csv")).unwrap(), b"complete");
+            assert_eq!(fs::read(folder.join("model.json")).unwrap(), b"complete");
             assert!(!folder.join(INCOMPLETE_MARKER).exists());
         }
         // A marker of a live process (this one) is a run in progress: refused.
@@ -701,6 +765,72 @@ mod tests {
         .unwrap();
         assert!(OutputDir::check_available(&folder, false).is_err());
         fs::remove_dir_all(folder).unwrap();
+    }
+
+    #[test]
+    fn the_chain_files_of_a_stopped_run_are_kept_without_force() {
+        let folder = scratch("stopped-chains");
+        let out = OutputDir::create(&folder, false).unwrap();
+        out.write("chain_1.csv", b"draws").unwrap();
+        out.write("chain_12.csv", b"draws").unwrap();
+        out.finish_interrupted("interrupted by SIGINT after 1234 of 4000 iterations")
+            .unwrap();
+        let marker = fs::read_to_string(folder.join(INCOMPLETE_MARKER)).unwrap();
+        assert!(
+            marker.contains("was interrupted")
+                && marker
+                    .contains("\nreason: interrupted by SIGINT after 1234 of 4000 iterations\n")
+                && marker.contains("\nstopped: ")
+                && marker.contains(" UTC ("),
+            "{marker}"
+        );
+        let (status, files) = read_manifest(&folder).unwrap();
+        assert_eq!(status, "interrupted");
+        assert_eq!(files, ["chain_1.csv", "chain_12.csv"]);
+        // As the interrupted process would leave it once it has exited.
+        let stopped = marker.replace(
+            &format!("process id: {}", std::process::id()),
+            "process id: 4294967295",
+        );
+        fs::write(folder.join(INCOMPLETE_MARKER), stopped).unwrap();
+        for refused in [
+            OutputDir::check_available(&folder, false).map(|_| ()),
+            OutputDir::create(&folder, false).map(|_| ()),
+        ] {
+            let message = refused.unwrap_err().to_string();
+            assert!(
+                message.contains(&folder.display().to_string())
+                    && message.contains("--force")
+                    && (!cfg!(target_os = "linux")
+                        || message.contains("chain_1.csv, chain_12.csv")),
+                "{message}"
+            );
+        }
+        assert_eq!(fs::read(folder.join("chain_12.csv")).unwrap(), b"draws");
+        // `qnmc plot` does not take it for a finished run.
+        assert!(OutputDir::reopen(&folder).is_err());
+        // With force the earlier run's files are replaced.
+        let out = OutputDir::create(&folder, true).unwrap();
+        assert!(!folder.join("chain_12.csv").exists());
+        out.write("chain_1.csv", b"new").unwrap();
+        out.finish().unwrap();
+        assert!(!folder.join(INCOMPLETE_MARKER).exists());
+        fs::remove_dir_all(folder).unwrap();
+    }
+
+    #[test]
+    fn chain_file_names() {
+        for name in ["chain_1.csv", "chain_10.csv"] {
+            assert!(is_chain_file_name(name), "{name}");
+        }
+        for name in [
+            "chain_.csv",
+            "chain_1.csv.tmp",
+            "chain_a.csv",
+            "summary.csv",
+        ] {
+            assert!(!is_chain_file_name(name), "{name}");
+        }
     }
 
     #[test]

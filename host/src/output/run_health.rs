@@ -36,7 +36,9 @@
 use serde_json::{Value, json};
 
 use super::run_summary::RunSummary;
-use crate::draws::{ChainDraws, ChainRestart, RestartReason, RunDraws, StepSizeOrigin};
+use crate::draws::{
+    ChainDraws, ChainRestart, Interruption, RestartReason, RunDraws, StepSizeOrigin,
+};
 use crate::run::{MAX_TREE_DEPTH, SamplerKind};
 
 /// R̂ above this is a warning.
@@ -204,6 +206,41 @@ fn unadapted_step_size_advice(origin: StepSizeOrigin) -> &'static str {
     }
 }
 
+/// What the diagnostics of an interrupted run are computed on: the chains
+/// that kept a draw before the stop (`run`, of which the others were left
+/// out), cut to the shortest one's number of draws when they kept different
+/// numbers (the diagnostics need chains of equal length).
+fn interruption_note(run: &RunDraws, interruption: &Interruption) -> String {
+    let kept: Vec<String> = interruption.kept.iter().map(usize::to_string).collect();
+    let mut note = format!(
+        "the run was {}: the chains kept {} draws",
+        interruption.describe(),
+        kept.join(", ")
+    );
+    let empty: Vec<String> = (1..)
+        .zip(&interruption.kept)
+        .filter(|&(_, &k)| k == 0)
+        .map(|(id, _)| id.to_string())
+        .collect();
+    if !empty.is_empty() {
+        note.push_str(&format!(
+            "; chain{} {} kept none and {} left out of the summary and diagnostics",
+            if empty.len() == 1 { "" } else { "s" },
+            empty.join(", "),
+            if empty.len() == 1 { "is" } else { "are" }
+        ));
+    }
+    let analysed = run.shortest_chain();
+    if interruption.kept.iter().any(|&k| k > 0 && k != analysed) {
+        note.push_str(&format!(
+            "; the summary and diagnostics use the first {analysed} draws of each chain \
+             (they need chains of equal length)"
+        ));
+    }
+    note.push_str("; the chain files hold every kept draw");
+    note
+}
+
 /// Judges `run` (with its [`RunSummary`]).
 pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
     let mut health = RunHealth::default();
@@ -258,6 +295,10 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
                 k / q + 1
             ));
         }
+    }
+
+    if let Some(interruption) = &run.interrupted {
+        health.notes.push(interruption_note(run, interruption));
     }
 
     if let Some(separation) = super::separated_chains(run, summary) {

@@ -49,6 +49,8 @@ pub(crate) fn gaussian_run(chains: usize, draws: usize, quantities: usize, seed:
                 adapted_metric: None,
                 restart: None,
                 saved_warmup: Default::default(),
+                iterations: 100 + draws as u64,
+                interrupted: false,
             }
         })
         .collect();

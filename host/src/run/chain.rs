@@ -741,6 +741,16 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
         if sampled == sampling_iterations {
             break;
         }
+        // A stop request (Ctrl-C in `qnmc run`) ends the chain here, in
+        // warm-up or sampling, with the draws kept so far.
+        if job.progress.stop_requested() {
+            chain.interrupted = true;
+            if warmup_done.is_none() {
+                chain.warmup_draws = iteration as u64;
+                chain.warmup_seconds = warmup_clock.elapsed().as_secs_f64();
+            }
+            break;
+        }
         let stats = match sampler.step(target, rng) {
             Ok(stats) => stats,
             Err(_) => StepStats {
@@ -825,10 +835,20 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
     }
     job.progress
         .advance_with_divergences(unreported, unreported_divergent);
-    if kind == SamplerKind::Nuts && s.step_size.is_none() && chain.warmup_draws > 0 {
+    chain.iterations = iteration as u64;
+    // A chain stopped in its warm-up has no adapted metric to write.
+    if kind == SamplerKind::Nuts
+        && s.step_size.is_none()
+        && chain.warmup_draws > 0
+        && warmup_done.is_some()
+    {
         chain.adapted_metric = sampler.adapted_metric(s.metric_for(kind), n);
     }
     chain.lp_seconds = lp_seconds;
-    chain.sampling_seconds = (sampling_clock.elapsed().as_secs_f64() - lp_seconds).max(0.0);
+    chain.sampling_seconds = if warmup_done.is_some() {
+        (sampling_clock.elapsed().as_secs_f64() - lp_seconds).max(0.0)
+    } else {
+        0.0
+    };
     Ok(())
 }

@@ -60,6 +60,7 @@ mod refused_defaults;
 mod sampler_kind;
 pub(crate) mod samplers;
 mod settings;
+mod stop;
 
 use std::fmt;
 
@@ -89,12 +90,13 @@ pub use settings::{
     DIVERGENCE_TARGET_ACCEPTANCE, HAMCMC_MEMORY_SIZES, LP_AUTO_MAX_DATA, LpMode, MAX_QNHMC_MEMORY,
     MAX_TREE_DEPTH, RunSettings, chain_seed, default_step_size, default_warmup,
 };
+pub use stop::{StopFlag, StopReason};
 
 use chain::{ChainJob, StartedChain};
 use dispatch::{with_dimension, with_memory, with_nuts_dimension};
 pub use minor_modes::MINOR_MODE_LOG_MASS;
 
-use crate::draws::{RunDraws, StepSizeOrigin};
+use crate::draws::{Interruption, RunDraws, StepSizeOrigin};
 use crate::model::Model;
 
 /// Stack of each chain's thread: the quasi-Newton samplers keep their L-BFGS
@@ -141,7 +143,12 @@ impl std::error::Error for RunError {}
 /// Runs `settings.chains` chains of `sampler` on `model` in parallel and
 /// returns their draws. `progress` counts iterations (warm-up included) of
 /// all chains, the chains still in warm-up and the divergent transitions of
-/// the kept draws.
+/// the kept draws. A request on its [`StopFlag`]
+/// ([`Progress::with_stop`]) ends every chain at its next iteration: the
+/// run then returns the draws kept so far, with
+/// [`RunDraws::interrupted`](crate::draws::RunDraws::interrupted) set (the
+/// starts before the first iteration, such as NUTS's L-BFGS optimisation,
+/// run to their end first).
 pub fn run(
     model: &dyn Model,
     sampler: SamplerKind,
@@ -275,6 +282,15 @@ pub fn run(
         })?
     };
     let step_size_origin = step_size_origin(sampler, settings);
+    let interrupted = chains.iter().any(|c| c.interrupted).then(|| Interruption {
+        reason: progress
+            .stop_flag()
+            .reason()
+            .unwrap_or(StopReason::Requested),
+        iterations: chains.iter().map(|c| c.iterations).sum(),
+        planned: (settings.chains * (settings.warmup + settings.draws * settings.thin)) as u64,
+        kept: chains.iter().map(|c| c.len()).collect(),
+    });
     Ok(RunDraws {
         target: model.name(),
         sampler: sampler.name().to_string(),
@@ -288,6 +304,7 @@ pub fn run(
         step_size_origin,
         metric: (sampler == SamplerKind::Nuts).then(|| settings.metric_for(sampler)),
         evaluation_failures: model.evaluation_failures(),
+        interrupted,
     })
 }
 
@@ -495,5 +512,7 @@ mod large_dimension_tests;
 mod lp_tests;
 #[cfg(test)]
 mod minor_mode_tests;
+#[cfg(test)]
+mod stop_tests;
 #[cfg(test)]
 mod tests;

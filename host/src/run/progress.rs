@@ -1,11 +1,14 @@
 //! The progress bar of a run: iterations done over all chains, whether the
 //! chains are in warm-up or sampling, and the divergent transitions among
-//! the kept draws so far.
+//! the kept draws so far. It also carries the run's [`StopFlag`], since it
+//! is the one thing every chain of a run shares with its caller.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::stop::StopFlag;
 
 /// An aggregated progress bar (iterations, warm-up included, of all chains),
 /// drawn on stderr; hidden with `--quiet` or when stderr is not a terminal.
@@ -24,6 +27,9 @@ pub struct Progress {
     warming_up: AtomicUsize,
     /// Divergent transitions among the kept draws reported so far.
     divergent: AtomicU64,
+    /// Read by every chain once per iteration: when set, the chains end at
+    /// their next iteration ([`Progress::with_stop`]).
+    stop: StopFlag,
 }
 
 /// The bar's message: `label`, then `warm-up` while every chain is in it,
@@ -80,7 +86,26 @@ impl Progress {
             chains: AtomicUsize::new(0),
             warming_up: AtomicUsize::new(0),
             divergent: AtomicU64::new(0),
+            stop: StopFlag::new(),
         }
+    }
+
+    /// The same bar, its chains stopped by `stop` (by default a flag of its
+    /// own that nothing sets): a request on `stop` ends every chain of the
+    /// run at its next iteration.
+    pub fn with_stop(mut self, stop: StopFlag) -> Self {
+        self.stop = stop;
+        self
+    }
+
+    /// The flag that stops the run's chains (a clone shares it).
+    pub fn stop_flag(&self) -> &StopFlag {
+        &self.stop
+    }
+
+    /// Whether the chains were asked to stop.
+    pub fn stop_requested(&self) -> bool {
+        self.stop.is_requested()
     }
 
     /// A run of `chains` chains starts, all in warm-up, no divergence yet.

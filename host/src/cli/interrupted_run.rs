@@ -1,0 +1,94 @@
+//! The end of a `qnmc run` stopped by Ctrl-C or SIGTERM: the summary and the
+//! diagnostics of the draws kept so far, the files of every kept draw with
+//! `--output`, and the exit code of the signal ([`CliError::Interrupted`]).
+
+use std::path::Path;
+
+use super::CliError;
+use super::run_command::report_health;
+use crate::draws::{Interruption, RunDraws};
+use crate::model::KnownPosterior;
+use crate::output::{
+    OutputDir, SUMMARY_JSON_FILE, SUMMARY_TEXT_FILE, chain_file_name, cmdstan_csv, summarize_run,
+    summary_json_with, summary_table_with,
+};
+
+/// Writes, with `output`, every chain's CmdStan CSV (all its kept draws; a
+/// chain stopped before its first kept draw has the header and no rows).
+/// Then prints the summary table and the diagnostics of the chains that
+/// kept a draw, cut to the shortest one's number of draws (the diagnostics
+/// need chains of equal length; the health report's note says what was
+/// left out), or a note when no chain kept one; with `output` also writes
+/// them as `summary.json` and `summary.txt` and leaves the folder marked
+/// INCOMPLETE with the reason ([`OutputDir::finish_interrupted`]). Returns
+/// the error that ends the command: [`CliError::Interrupted`], or the
+/// output's error.
+pub(crate) fn conclude(
+    draws: RunDraws,
+    interruption: &Interruption,
+    known: Option<&KnownPosterior>,
+    output: Option<&Path>,
+    force: bool,
+) -> CliError {
+    match report_and_write(draws, interruption, known, output, force) {
+        Ok(()) => CliError::Interrupted {
+            interruption: interruption.clone(),
+            folder: output.map(Path::to_path_buf),
+        },
+        Err(e) => e,
+    }
+}
+
+fn report_and_write(
+    mut draws: RunDraws,
+    interruption: &Interruption,
+    known: Option<&KnownPosterior>,
+    output: Option<&Path>,
+    force: bool,
+) -> Result<(), CliError> {
+    let dir = match output {
+        Some(path) => {
+            let dir = OutputDir::create(path, force)?;
+            for (k, chain) in draws.chains.iter().enumerate() {
+                dir.write(
+                    &chain_file_name(chain.chain_id),
+                    cmdstan_csv(&draws, k).as_bytes(),
+                )?;
+            }
+            Some(dir)
+        }
+        None => None,
+    };
+    // The draws as the diagnostics can take them (in place: they may be
+    // large).
+    draws.chains.retain(|c| !c.is_empty());
+    let shortest = draws.shortest_chain();
+    draws.truncate(shortest);
+    if draws.chains.is_empty() {
+        eprintln!(
+            "note: the run was {} before any chain kept a draw: no summary or diagnostics",
+            interruption.describe()
+        );
+    } else {
+        let summary = summarize_run(&draws, known);
+        let table = summary_table_with(&draws, known, &summary);
+        print!("{table}");
+        report_health(&draws, &summary);
+        if let Some(dir) = &dir {
+            dir.write(
+                SUMMARY_JSON_FILE,
+                summary_json_with(&draws, known, &summary).as_bytes(),
+            )?;
+            dir.write(SUMMARY_TEXT_FILE, table.as_bytes())?;
+        }
+    }
+    if let Some(dir) = dir {
+        let path = dir.path().to_path_buf();
+        dir.finish_interrupted(&interruption.describe())?;
+        eprintln!(
+            "wrote {} (its INCOMPLETE file says the run was interrupted; a new run into it needs --force)",
+            path.display()
+        );
+    }
+    Ok(())
+}
