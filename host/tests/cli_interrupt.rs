@@ -147,7 +147,7 @@ fn sigint_in_warmup_writes_files_without_rows() {
         out.to_str().unwrap(),
     ]);
     let child = qnmc(&args).spawn().unwrap();
-    let output = signal_after(child, "INT", Duration::from_millis(1500));
+    let output = signal_after(child, "INT", Duration::from_secs(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(
@@ -172,7 +172,7 @@ fn sigterm_exits_with_143() {
     let mut args = RUN.to_vec();
     args.extend(["--warmup", "100", "--draws", "2000000"]);
     let child = qnmc(&args).spawn().unwrap();
-    let output = signal_after(child, "TERM", Duration::from_secs(1));
+    let output = signal_after(child, "TERM", Duration::from_secs(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(143), "{stderr}");
     assert!(
