@@ -216,17 +216,7 @@ impl Sampling {
     /// does with its exit code.
     pub fn run(&self, model: &dyn Model) -> Result<Fit, RunError> {
         let drawn = self.draw(model, |settings, _pilot, total| {
-            let metric =
-                (self.sampler == SamplerKind::Nuts).then(|| settings.metric_for(self.sampler));
-            Progress::new(
-                total,
-                &format!(
-                    "{} on {}",
-                    sampler_label(self.sampler.name(), metric),
-                    model.name()
-                ),
-                !self.progress,
-            )
+            run_progress(self.sampler, settings, model, total, !self.progress)
         })?;
         let known = model.known_posterior();
         let (summary, mut health) = match &drawn.draws.interrupted {
@@ -312,6 +302,25 @@ impl Sampling {
             draws: draws?,
         })
     }
+}
+
+/// The progress bar of a run of `sampler` with `settings` on `model`:
+/// `total` iterations, labelled "nuts (lbfgs metric) on MODEL"; hidden when
+/// `quiet`.
+pub(crate) fn run_progress(
+    sampler: SamplerKind,
+    settings: &RunSettings,
+    model: &dyn Model,
+    total: u64,
+    quiet: bool,
+) -> Progress {
+    let metric = (sampler == SamplerKind::Nuts).then(|| settings.metric_for(sampler));
+    let label = format!(
+        "{} on {}",
+        sampler_label(sampler.name(), metric),
+        model.name()
+    );
+    Progress::new(total, &label, quiet)
 }
 
 /// The chains of a run before their diagnostics ([`Sampling::draw`]).

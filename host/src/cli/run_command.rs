@@ -15,13 +15,13 @@ use super::args::{OutputArgs, RunArgs, SamplerArgs, TargetArgs};
 use super::plot_command::shell_word;
 use super::{CliError, build_target, run_settings};
 use crate::draws::RunDraws;
-use crate::fit::Sampling;
+use crate::fit::{Sampling, run_progress};
 use crate::model::{KnownPosterior, Model};
 use crate::output::{
     OutputDir, PlotSelection, RunHealth, RunSummary, assess_run, summarize_run, summary_table_with,
     write_model_files, write_run_files_summarized,
 };
-use crate::run::{PilotLengths, Progress, SamplerKind, refused_defaults, sampler_label};
+use crate::run::{PilotLengths, refused_defaults};
 use crate::stan::StanModel;
 
 /// The error of `run` or `check` given neither `--target` nor `--model`:
@@ -113,18 +113,8 @@ pub(crate) fn sample(
                 eprintln!("warning: {}: {w}", sampler.sampler);
             }
         }
-        let metric =
-            (sampler.sampler == SamplerKind::Nuts).then(|| settings.metric_for(sampler.sampler));
-        Progress::new(
-            total,
-            &format!(
-                "{} on {}",
-                sampler_label(sampler.sampler.name(), metric),
-                model.name()
-            ),
-            quiet,
-        )
-        .with_stop(super::interrupt::stop_flag())
+        run_progress(sampler.sampler, settings, model, total, quiet)
+            .with_stop(super::interrupt::stop_flag())
     })?;
     // A model's failed evaluations (`RunDraws::evaluation_failures`) are
     // reported with the health checks, after the summary table.
