@@ -3,7 +3,7 @@
 //! what a run gives back — the draws, the summary table's statistics and the
 //! health checks with their warnings.
 //!
-//! The command line calls the same code ([`Sampling::draw`]), so a model run
+//! The command line calls the same code (`Sampling::draw`), so a model run
 //! here and with `qnmc run` with the same settings and seed gives the same
 //! bits (a test compares them).
 //!
