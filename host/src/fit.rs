@@ -62,8 +62,8 @@ use crate::output::{
     QuantitySummary, RunHealth, RunSummary, assess_run, summarize_run, summary_table_with,
 };
 use crate::run::{
-    PilotLengths, Progress, RunError, RunSettings, SamplerKind, SgDefaults, StopFlag, apply_pilot,
-    refused_defaults, run,
+    DrawSink, PilotLengths, Progress, RunError, RunSettings, SamplerKind, SgDefaults, StopFlag,
+    apply_pilot, refused_defaults, run_into,
 };
 
 /// A sampler and its settings, ready to run any number of models.
@@ -215,9 +215,13 @@ impl Sampling {
     /// [`Fit::usable`] and [`Fit::warnings`] before using it, as `qnmc run`
     /// does with its exit code.
     pub fn run(&self, model: &dyn Model) -> Result<Fit, RunError> {
-        let drawn = self.draw(model, |settings, _pilot, total| {
-            run_progress(self.sampler, settings, model, total, !self.progress)
-        })?;
+        let drawn = self.draw(
+            model,
+            |settings, _pilot, total| {
+                run_progress(self.sampler, settings, model, total, !self.progress)
+            },
+            None,
+        )?;
         let known = model.known_posterior();
         let (summary, mut health) = match &drawn.draws.interrupted {
             None => {
@@ -265,11 +269,14 @@ impl Sampling {
     /// What [`run`](Self::run) and `qnmc run` share: the checks, the pilot
     /// run, the chains. `progress` makes the progress counter from the
     /// settings that will run, the pilot's choices and the run's total
-    /// iterations (the CLI prints the choices there, before the chains).
+    /// iterations (the CLI prints the choices there, before the chains);
+    /// `sink`, if any, receives each chain's draws as they are made (`qnmc
+    /// run --output` writes its chain files so).
     pub(crate) fn draw(
         &self,
         model: &dyn Model,
         progress: impl FnOnce(&RunSettings, Option<&SgDefaults>, u64) -> Progress,
+        sink: Option<&dyn DrawSink>,
     ) -> Result<Drawn, RunError> {
         let mut settings = self.settings.clone();
         settings
@@ -294,7 +301,7 @@ impl Sampling {
         if let Some(stop) = &self.stop {
             progress = progress.with_stop(stop.clone());
         }
-        let draws = run(model, self.sampler, &settings, &progress);
+        let draws = run_into(model, self.sampler, &settings, &progress, sink);
         progress.finish();
         Ok(Drawn {
             settings,

@@ -182,3 +182,37 @@ fn sigterm_exits_with_143() {
         "{stderr}"
     );
 }
+
+/// A run killed outright (SIGKILL: no handler runs) leaves the draws its
+/// chains had written: each chain's file grows while the chain draws, in
+/// whole lines, and reads as CmdStan CSV up to where it stopped. The folder
+/// stays marked INCOMPLETE, and the next run into it without --force is
+/// refused, naming the chain files.
+#[test]
+fn a_killed_run_leaves_the_draws_written_so_far() {
+    let dir = scratch("killed");
+    let out = dir.join("out");
+    let mut args = RUN.to_vec();
+    let out_text = out.to_str().unwrap();
+    args.extend([
+        "--warmup", "100", "--draws", "2000000", "--output", out_text,
+    ]);
+    let child = qnmc(&args).spawn().unwrap();
+    let output = signal_after(child, "KILL", Duration::from_secs(2));
+    assert_eq!(output.status.code(), None, "killed by a signal");
+    for chain in 1..=2 {
+        let text = std::fs::read_to_string(out.join(format!("chain_{chain}.csv"))).unwrap();
+        assert!(text.ends_with('\n'), "chain {chain} ends in a whole line");
+        let file = read_cmdstan_csv(&text).unwrap();
+        assert!(file.rows() >= 1, "chain {chain} wrote its first draws");
+        assert!(file.rows() < 2_000_000);
+        assert!(file.column("x.10").unwrap().iter().all(|v| v.is_finite()));
+        assert_eq!(file.metadata("num_samples"), Some("2000000"));
+    }
+    assert!(out.join("INCOMPLETE").exists());
+    let again = qnmc(&args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("chain_1.csv"), "{stderr}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -2,8 +2,6 @@
 //! diagnostics of the draws kept so far, the files of every kept draw with
 //! `--output`, and the exit code of the signal ([`CliError::Interrupted`]).
 
-use std::path::Path;
-
 use super::CliError;
 use super::run_command::report_health;
 use crate::draws::{Interruption, RunDraws};
@@ -27,13 +25,13 @@ pub(crate) fn conclude(
     draws: RunDraws,
     interruption: &Interruption,
     known: Option<&KnownPosterior>,
-    output: Option<&Path>,
-    force: bool,
+    output: Option<OutputDir>,
 ) -> CliError {
-    match report_and_write(draws, interruption, known, output, force) {
+    let folder = output.as_ref().map(|dir| dir.path().to_path_buf());
+    match report_and_write(draws, interruption, known, output) {
         Ok(()) => CliError::Interrupted {
             interruption: interruption.clone(),
-            folder: output.map(Path::to_path_buf),
+            folder,
         },
         Err(e) => e,
     }
@@ -43,22 +41,18 @@ fn report_and_write(
     mut draws: RunDraws,
     interruption: &Interruption,
     known: Option<&KnownPosterior>,
-    output: Option<&Path>,
-    force: bool,
+    dir: Option<OutputDir>,
 ) -> Result<(), CliError> {
-    let dir = match output {
-        Some(path) => {
-            let dir = OutputDir::create(path, force)?;
-            for (k, chain) in draws.chains.iter().enumerate() {
-                dir.write(
-                    &chain_file_name(chain.chain_id),
-                    cmdstan_csv(&draws, k).as_bytes(),
-                )?;
-            }
-            Some(dir)
+    // Each chain's file, streamed as it drew, is rewritten whole: its
+    // header says how many draws it holds and why it stopped.
+    if let Some(dir) = &dir {
+        for (k, chain) in draws.chains.iter().enumerate() {
+            dir.rewrite_streamed(
+                &chain_file_name(chain.chain_id),
+                cmdstan_csv(&draws, k).as_bytes(),
+            )?;
         }
-        None => None,
-    };
+    }
     // The draws as the diagnostics can take them (in place: they may be
     // large).
     draws.chains.retain(|c| !c.is_empty());

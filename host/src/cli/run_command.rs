@@ -4,9 +4,11 @@
 //!
 //! Everything that can be refused is checked before anything is created:
 //! options that do not apply, settings, the target, and whether the output
-//! folder is available. The folder is created only once the draws exist, so
-//! a refused or failed run leaves nothing behind and the same command can be
-//! run again after the fix.
+//! folder is available, so a refused run leaves nothing behind. The folder
+//! is then created, marked INCOMPLETE, and each chain's CSV grows in it as
+//! the chain draws (`output::ChainCsvFiles`); a run that fails before any
+//! draw leaves nothing either ([`OutputDir::abandon`]), and the same command
+//! can be run again after the fix.
 
 use std::path::{Path, PathBuf};
 
@@ -18,10 +20,11 @@ use crate::draws::RunDraws;
 use crate::fit::{Sampling, run_progress};
 use crate::model::{KnownPosterior, Model};
 use crate::output::{
-    OutputDir, PlotSelection, RunHealth, RunSummary, assess_run, summarize_run, summary_table_with,
-    write_model_files, write_run_files_summarized,
+    ChainCsvFiles, OutputDir, PlotSelection, RunHealth, RunSummary, assess_run, summarize_run,
+    summary_table_with, write_model_files, write_run_files_after_chains,
+    write_run_files_summarized,
 };
-use crate::run::{PilotLengths, refused_defaults};
+use crate::run::{DrawSink, PilotLengths, refused_defaults};
 use crate::stan::StanModel;
 
 /// The error of `run` or `check` given neither `--target` nor `--model`:
@@ -92,6 +95,16 @@ pub(crate) fn sample(
     sampler: &SamplerArgs,
     quiet: bool,
 ) -> Result<RunDraws, CliError> {
+    sample_into(model, sampler, quiet, None)
+}
+
+/// [`sample`], giving each chain's draws to `sink` as they are made.
+fn sample_into(
+    model: &dyn Model,
+    sampler: &SamplerArgs,
+    quiet: bool,
+    sink: Option<&dyn DrawSink>,
+) -> Result<RunDraws, CliError> {
     if !sampler.lp.is_empty() {
         crate::run::LpMode::from_words(&sampler.lp).map_err(CliError::Usage)?;
     }
@@ -104,18 +117,22 @@ pub(crate) fn sample(
         thin: sampler.thin.is_none(),
     };
     let sampling = Sampling::from_settings(sampler.sampler, settings, lengths);
-    let drawn = sampling.draw(model, |settings, pilot, total| {
-        if let Some(chosen) = pilot {
-            if !quiet {
-                eprintln!("{}: {chosen}", sampler.sampler);
+    let drawn = sampling.draw(
+        model,
+        |settings, pilot, total| {
+            if let Some(chosen) = pilot {
+                if !quiet {
+                    eprintln!("{}: {chosen}", sampler.sampler);
+                }
+                if let Some(w) = chosen.too_slow_warning() {
+                    eprintln!("warning: {}: {w}", sampler.sampler);
+                }
             }
-            if let Some(w) = chosen.too_slow_warning() {
-                eprintln!("warning: {}: {w}", sampler.sampler);
-            }
-        }
-        run_progress(sampler.sampler, settings, model, total, quiet)
-            .with_stop(super::interrupt::stop_flag())
-    })?;
+            run_progress(sampler.sampler, settings, model, total, quiet)
+                .with_stop(super::interrupt::stop_flag())
+        },
+        sink,
+    )?;
     // A model's failed evaluations (`RunDraws::evaluation_failures`) are
     // reported with the health checks, after the summary table.
     Ok(drawn.draws)
@@ -168,9 +185,21 @@ pub(crate) fn write_run_plotting(
 ) -> Result<(), CliError> {
     let dir = OutputDir::create(path, force)?;
     write_run_files_summarized(draws, known, &dir, plots, summary)?;
+    finish_run_folder(dir, draws, model, usable)
+}
+
+/// Writes the model's files into `dir` (given the `model`), marks the
+/// folder finished (unusable unless `usable`) and says so.
+fn finish_run_folder(
+    dir: OutputDir,
+    draws: &RunDraws,
+    model: Option<&dyn Model>,
+    usable: bool,
+) -> Result<(), CliError> {
     if let Some(model) = model {
         write_model_files(model, draws, &dir)?;
     }
+    let path = dir.path().to_path_buf();
     if usable {
         dir.finish()?;
     } else {
@@ -207,15 +236,36 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let output = check_output(&args.output)?;
     // From here Ctrl-C and SIGTERM end the chains and keep their draws.
     super::interrupt::install();
-    let draws = sample(model.as_ref(), &args.sampler, args.output.quiet)?;
+    // The chain files are written as the chains draw: the folder exists
+    // from the start, marked INCOMPLETE until the run ends.
+    let dir = match &output {
+        Some(path) => Some(OutputDir::create(path, args.output.force)?),
+        None => None,
+    };
+    let files = dir.as_ref().map(ChainCsvFiles::new);
+    let sampled = sample_into(
+        model.as_ref(),
+        &args.sampler,
+        args.output.quiet,
+        files.as_ref().map(|f| f as &dyn DrawSink),
+    );
+    let draws = match sampled {
+        Ok(draws) => draws,
+        Err(e) => {
+            // Nothing drawn was written: the folder goes as it came.
+            if let Some(dir) = dir {
+                let _ = dir.abandon();
+            }
+            return Err(e);
+        }
+    };
     let known = model.known_posterior();
     if let Some(interruption) = draws.interrupted.clone() {
         return Err(super::interrupted_run::conclude(
             draws,
             &interruption,
             known.as_ref(),
-            output.as_deref(),
-            args.output.force,
+            dir,
         ));
     }
     // The diagnostics of every quantity, computed once for the printed
@@ -223,17 +273,9 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let summary = summarize_run(&draws, known.as_ref());
     print!("{}", summary_table_with(&draws, known.as_ref(), &summary));
     let health = report_health(&draws, &summary);
-    if let Some(path) = output {
-        write_run_plotting(
-            &path,
-            args.output.force,
-            &draws,
-            known.as_ref(),
-            &summary,
-            &plots,
-            Some(model.as_ref()),
-            health.usable(),
-        )?;
+    if let (Some(path), Some(dir)) = (output, dir) {
+        write_run_files_after_chains(&draws, known.as_ref(), &dir, &plots, &summary)?;
+        finish_run_folder(dir, &draws, Some(model.as_ref()), health.usable())?;
         if args.plot.is_empty() {
             eprintln!(
                 "draw the charts with: qnmc plot {}",

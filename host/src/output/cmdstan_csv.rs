@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::float_text;
-use crate::draws::{AdaptedMetric, MAX_WRITTEN_METRIC_DIMENSION, RunDraws};
+use crate::draws::{AdaptedMetric, ChainDraws, MAX_WRITTEN_METRIC_DIMENSION, RunDraws};
 
 /// CmdStan's NUTS sampler columns, in CmdStan's order. A file has these
 /// before the quantities, without the ones its run does not record (see
@@ -46,6 +46,11 @@ pub fn sampler_columns(run: &RunDraws) -> Vec<&'static str> {
     let depths =
         run.max_tree_depth.is_some() || run.chains.iter().any(|c| !c.tree_depth.is_empty());
     let energies = run.chains.iter().any(|c| !c.energy.is_empty());
+    columns_with(depths, energies)
+}
+
+/// [`SAMPLER_COLUMNS`] with or without `treedepth__` and `energy__`.
+pub(crate) fn columns_with(depths: bool, energies: bool) -> Vec<&'static str> {
     SAMPLER_COLUMNS
         .into_iter()
         .filter(|&c| match c {
@@ -144,6 +149,43 @@ pub fn sampler_columns(run: &RunDraws) -> Vec<&'static str> {
 /// ```
 pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
     let chain = &run.chains[chain_index];
+    let mut out = String::new();
+    let mut line = |text: &str| {
+        out.push_str(text);
+        out.push('\n');
+    };
+    let columns = sampler_columns(run);
+    csv_head(
+        &mut line,
+        run,
+        chain,
+        chain.len(),
+        run.chains.len(),
+        &columns,
+    );
+    write_rows(
+        &mut line,
+        &columns,
+        run.names.len(),
+        kept_rows(chain),
+        0..chain.len(),
+    );
+    csv_trailer(&mut line, chain);
+    out
+}
+
+/// Everything of a chain's file before its kept draws: the comment lines
+/// with the configuration (`num_samples` as given: the draws the file
+/// holds), the header line with `columns` and the quantities, the saved
+/// warm-up draws and the adaptation block. `num_chains` is the run's.
+pub(crate) fn csv_head(
+    line: &mut impl FnMut(&str),
+    run: &RunDraws,
+    chain: &ChainDraws,
+    num_samples: usize,
+    num_chains: usize,
+    columns: &[&str],
+) {
     let setting = |keys: &[&str]| {
         run.settings
             .iter()
@@ -153,12 +195,6 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
     let thin = setting(&["thin"])
         .and_then(|v| v.trim().parse::<u64>().ok())
         .unwrap_or(1);
-
-    let mut out = String::new();
-    let mut line = |text: &str| {
-        out.push_str(text);
-        out.push('\n');
-    };
     line(&format!(
         "# qnmc_version = {} (CmdStan CSV layout)",
         env!("CARGO_PKG_VERSION")
@@ -169,7 +205,7 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
     line(&format!("# model = {}", one_line(&run.target)));
     line("# method = sample (Default)");
     line("#   sample");
-    line(&format!("#     num_samples = {}", chain.len()));
+    line(&format!("#     num_samples = {num_samples}"));
     line(&format!("#     num_warmup = {}", chain.warmup_draws));
     line(&format!(
         "#     save_warmup = {}",
@@ -189,7 +225,7 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
     if let Some(name) = chain.adapted_metric.as_ref().and_then(cmdstan_metric_name) {
         line(&format!("#       metric = {name}"));
     }
-    line(&format!("#     num_chains = {}", run.chains.len()));
+    line(&format!("#     num_chains = {num_chains}"));
     line(&format!("# id = {}", chain.chain_id));
     line("# random");
     line(&format!("#   seed = {}", chain.seed));
@@ -215,46 +251,48 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
         ));
     }
 
-    let columns = sampler_columns(run);
     let mut header: Vec<String> = columns.iter().map(|c| c.to_string()).collect();
     header.extend(run.names.iter().map(|n| csv_column_name(n)));
     line(&header.join(","));
-    let quantities = run.names.len();
     let saved = &chain.saved_warmup;
+    let saved_rows = Rows {
+        lp: &saved.lp,
+        accept_stat: &saved.accept_stat,
+        step_size: &saved.step_size,
+        tree_depth: &saved.tree_depth,
+        n_leapfrog: &saved.n_leapfrog,
+        divergent: &saved.divergent,
+        energy: &saved.energy,
+        values: &saved.values,
+    };
     write_rows(
-        &mut line,
-        &columns,
-        quantities,
-        Rows {
-            lp: &saved.lp,
-            accept_stat: &saved.accept_stat,
-            step_size: &saved.step_size,
-            tree_depth: &saved.tree_depth,
-            n_leapfrog: &saved.n_leapfrog,
-            divergent: &saved.divergent,
-            energy: &saved.energy,
-            values: &saved.values,
-        },
+        line,
+        columns,
+        run.names.len(),
+        saved_rows,
+        0..saved.lp.len(),
     );
     if let Some(metric) = &chain.adapted_metric {
-        adaptation_block(&mut line, chain.step_size.first().copied(), metric);
+        adaptation_block(line, chain.step_size.first().copied(), metric);
     }
-    write_rows(
-        &mut line,
-        &columns,
-        quantities,
-        Rows {
-            lp: &chain.lp,
-            accept_stat: &chain.accept_stat,
-            step_size: &chain.step_size,
-            tree_depth: &chain.tree_depth,
-            n_leapfrog: &chain.n_leapfrog,
-            divergent: &chain.divergent,
-            energy: &chain.energy,
-            values: &chain.values,
-        },
-    );
+}
 
+/// The kept draws of `chain` as rows to write.
+pub(crate) fn kept_rows(chain: &ChainDraws) -> Rows<'_> {
+    Rows {
+        lp: &chain.lp,
+        accept_stat: &chain.accept_stat,
+        step_size: &chain.step_size,
+        tree_depth: &chain.tree_depth,
+        n_leapfrog: &chain.n_leapfrog,
+        divergent: &chain.divergent,
+        energy: &chain.energy,
+        values: &chain.values,
+    }
+}
+
+/// The `Elapsed Time` lines that end a chain's file.
+pub(crate) fn csv_trailer(line: &mut impl FnMut(&str), chain: &ChainDraws) {
     let warmup = chain.warmup_seconds;
     let sampling = chain.sampling_seconds;
     line("# ");
@@ -271,11 +309,10 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
         seconds(warmup + sampling)
     ));
     line("# ");
-    out
 }
 
 /// The columns of some draws (the saved warm-up's or the kept ones).
-struct Rows<'a> {
+pub(crate) struct Rows<'a> {
     lp: &'a [f64],
     accept_stat: &'a [f64],
     step_size: &'a [f64],
@@ -286,11 +323,17 @@ struct Rows<'a> {
     values: &'a [f64],
 }
 
-/// One CSV line per draw of `rows`: the sampler `columns`, then the
-/// `quantities` values.
-fn write_rows(line: &mut impl FnMut(&str), columns: &[&str], quantities: usize, rows: Rows<'_>) {
+/// One CSV line per draw of `rows` in `range`: the sampler `columns`, then
+/// the `quantities` values.
+pub(crate) fn write_rows(
+    line: &mut impl FnMut(&str),
+    columns: &[&str],
+    quantities: usize,
+    rows: Rows<'_>,
+    range: std::ops::Range<usize>,
+) {
     let mut row = String::new();
-    for i in 0..rows.lp.len() {
+    for i in range {
         row.clear();
         let stat = |v: Option<&f64>| float_text(v.copied().unwrap_or(f64::NAN));
         for (k, column) in columns.iter().enumerate() {

@@ -2,6 +2,7 @@
 //! summary, charts as SVG and PNG, all into an [`OutputDir`] that refuses to
 //! clobber earlier results and marks partial output as such.
 
+mod chain_csv_stream;
 mod cmdstan_csv;
 mod cmdstan_read;
 mod error;
@@ -16,11 +17,13 @@ mod run_folder;
 mod run_health;
 mod run_summary;
 mod separated_chains;
+mod streamed_file;
 mod summary_json;
 mod summary_table;
 #[cfg(test)]
 mod test_runs;
 
+pub use chain_csv_stream::ChainCsvFiles;
 pub use cmdstan_csv::{
     SAMPLER_COLUMNS, cmdstan_csv, csv_column_name, quantity_name, sampler_columns,
 };
@@ -40,7 +43,7 @@ pub use run_charts::{
 };
 pub use run_files::{
     SUMMARY_JSON_FILE, SUMMARY_TEXT_FILE, chain_file_name, write_charts, write_run_files,
-    write_run_files_plotting, write_run_files_summarized,
+    write_run_files_after_chains, write_run_files_plotting, write_run_files_summarized,
 };
 pub use run_folder::{add_charts, read_run_folder};
 pub use run_health::{
@@ -52,5 +55,6 @@ pub use separated_chains::{
     ChainGroup, LOWER_QUANTILE, MIN_DRAWS, SEPARATED_RHAT, Separation, UPPER_QUANTILE,
     separated_chains,
 };
+pub use streamed_file::StreamedFile;
 pub use summary_json::{summary_json, summary_json_with};
 pub use summary_table::{summary_table, summary_table_with};

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::OutputError;
+use super::streamed_file::StreamedFile;
 
 /// Name of the marker file present while a run is writing into a folder.
 pub const INCOMPLETE_MARKER: &str = "INCOMPLETE";
@@ -291,6 +292,95 @@ impl OutputDir {
         written?;
         self.record(Some(file_name), self.status)?;
         Ok(target)
+    }
+
+    /// Opens `file_name` in the folder to be written as it grows (a chain's
+    /// draws as they are made) and lists it in the [`MANIFEST`] at once, so
+    /// that a run killed while writing it leaves it listed. Unlike
+    /// [`write`](Self::write) the file is written in place, not renamed
+    /// into place: what was written before a crash stays on disk. The same
+    /// name rules apply; without `force`, an existing file is not replaced.
+    pub fn stream(&self, file_name: &str) -> Result<StreamedFile, OutputError> {
+        if !is_plain_file_name(file_name) {
+            return Err(OutputError::BadFileName {
+                folder: self.path.clone(),
+                name: file_name.to_string(),
+            });
+        }
+        let target = self.path.join(file_name);
+        let replace = self.force || self.replaceable.iter().any(|n| n == file_name);
+        let mut options = fs::OpenOptions::new();
+        options.write(true);
+        if replace {
+            options.create(true).truncate(true);
+        } else {
+            options.create_new(true);
+        }
+        let file = options.open(&target).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                OutputError::FileExists {
+                    path: target.clone(),
+                }
+            } else {
+                OutputError::io(&target, "create", e)
+            }
+        })?;
+        self.record(Some(file_name), self.status)?;
+        Ok(StreamedFile::new(target, file))
+    }
+
+    /// Replaces `file_name`, a file this run [streamed](Self::stream), with
+    /// `contents`, atomically as [`write`](Self::write) does (an
+    /// interrupted chain's file, rewritten with the draws it holds in its
+    /// header).
+    pub fn rewrite_streamed(
+        &self,
+        file_name: &str,
+        contents: &[u8],
+    ) -> Result<PathBuf, OutputError> {
+        let streamed = self
+            .written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|n| n == file_name);
+        if !streamed {
+            return self.write(file_name, contents);
+        }
+        let target = self.path.join(file_name);
+        let temporary = self.path.join(format!(
+            ".{file_name}.{}-{}.tmp",
+            std::process::id(),
+            TEMPORARY_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written = write_and_sync(&temporary, contents)
+            .map_err(|e| OutputError::io(&temporary, "write", e))
+            .and_then(|()| self.move_into_place(&temporary, &target, true));
+        if written.is_err() {
+            let _ = fs::remove_file(&temporary);
+        }
+        written.map(|()| target)
+    }
+
+    /// Gives the folder up after a run that failed before it drew: when no
+    /// file was written into it, the marker and the [`MANIFEST`] are
+    /// removed, and the folder too if that leaves it empty. A folder that
+    /// got files keeps them and its marker (a stopped run's).
+    pub fn abandon(self) -> Result<(), OutputError> {
+        if !self.listed_files().is_empty() {
+            return Ok(());
+        }
+        for name in [INCOMPLETE_MARKER, MANIFEST] {
+            let file = self.path.join(name);
+            match fs::remove_file(&file) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(OutputError::io(&file, "remove", e)),
+            }
+        }
+        // Only an empty folder is removed (`remove_dir` refuses any other).
+        let _ = fs::remove_dir(&self.path);
+        Ok(())
     }
 
     /// Adds `file_name` (if any) to the files written, once, and saves the

@@ -97,6 +97,22 @@ pub fn write_run_files_summarized(
             cmdstan_csv(run, k).as_bytes(),
         )?);
     }
+    written.extend(write_run_files_after_chains(
+        run, known, dir, plots, summary,
+    )?);
+    Ok(written)
+}
+
+/// [`write_run_files_summarized`] without the chain files, for a run whose
+/// chains wrote their own as they drew ([`ChainCsvFiles`](super::ChainCsvFiles)).
+pub fn write_run_files_after_chains(
+    run: &RunDraws,
+    known: Option<&KnownPosterior>,
+    dir: &OutputDir,
+    plots: &PlotSelection,
+    summary: &RunSummary,
+) -> Result<Vec<PathBuf>, OutputError> {
+    let mut written = Vec::new();
     let charts = run_charts_summarized(run, known, plots, summary);
     let chart_files: Vec<String> = charts.iter().flat_map(chart_file_names).collect();
     written.push(dir.write(

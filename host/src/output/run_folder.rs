@@ -16,7 +16,8 @@ use crate::model::KnownPosterior;
 
 /// The run whose files `dir` (an [`OutputDir::reopen`]ed folder) holds: its
 /// draws, from the chain CSVs its manifest lists (`chain_<k>.csv`, in the
-/// order they were written), with the target, sampler and quantity names of
+/// order of k: the chains write their files side by side, so the manifest's
+/// order is the order they opened them), with the target, sampler and quantity names of
 /// its `summary.json`, and the known posterior `summary.json` records (the
 /// true means and sds of the quantities, when the run had them).
 pub fn read_run_folder(dir: &OutputDir) -> Result<(RunDraws, Option<KnownPosterior>), OutputError> {
@@ -28,11 +29,13 @@ pub fn read_run_folder(dir: &OutputDir) -> Result<(RunDraws, Option<KnownPosteri
         .map_err(|e| not_run(format!("cannot read its {SUMMARY_JSON_FILE}: {e}")))?;
     let summary: Value = serde_json::from_str(&summary_text)
         .map_err(|e| not_run(format!("its {SUMMARY_JSON_FILE} is not JSON: {e}")))?;
-    let chain_files: Vec<String> = dir
+    let mut chain_files: Vec<(u64, String)> = dir
         .listed_files()
         .into_iter()
-        .filter(|name| is_chain_file(name))
+        .filter_map(|name| chain_number(&name).map(|k| (k, name)))
         .collect();
+    chain_files.sort();
+    let chain_files: Vec<String> = chain_files.into_iter().map(|(_, name)| name).collect();
     if chain_files.is_empty() {
         return Err(not_run("its qnmc-files.txt lists no chain_<k>.csv".into()));
     }
@@ -114,11 +117,13 @@ pub fn add_charts(
     Ok(written)
 }
 
-/// Whether `name` is a chain's CSV as [`chain_file_name`](super::chain_file_name) names it.
-fn is_chain_file(name: &str) -> bool {
+/// k of a chain's CSV `chain_<k>.csv` as [`chain_file_name`](super::chain_file_name)
+/// names it; `None` for another name.
+fn chain_number(name: &str) -> Option<u64> {
     name.strip_prefix("chain_")
         .and_then(|rest| rest.strip_suffix(".csv"))
-        .is_some_and(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|id| id.parse().ok())
 }
 
 #[cfg(test)]

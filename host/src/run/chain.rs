@@ -20,15 +20,17 @@ use qnmc::{
 };
 use rand_core::SeedableRng;
 
+use super::draw_sink::{DrawSink, SinkError};
 use super::progress::Progress;
 use super::samplers::{
     AmagoldChain, ChainSampler, ENSEMBLE_MEMORY, ENSEMBLE_WALKERS, NutsChain, Sweep, sg_metric,
 };
 use super::{
     DIVERGENCE_TARGET_ACCEPTANCE, MetricKind, NUTS_NO_OPTIMUM_COVARIANCE_BUCKET,
-    NUTS_WINDOW_COVARIANCE_MEMORY, RunError, RunSettings, SamplerKind, chain_seed, nuts_dimension,
+    NUTS_WINDOW_COVARIANCE_MEMORY, RunError, RunSettings, SamplerKind, StopReason, chain_seed,
+    nuts_dimension,
 };
-use crate::draws::{ChainDraws, ChainRestart};
+use crate::draws::{ChainDraws, ChainRestart, RunDraws};
 use crate::model::{Model, ModelRng, PaddedModel};
 
 /// Jitter of the adapted step sizes: each iteration's ε is drawn uniform on
@@ -50,6 +52,16 @@ pub(crate) struct ChainJob<'a> {
     pub(crate) kind: SamplerKind,
     pub(crate) settings: &'a RunSettings,
     pub(crate) progress: &'a Progress,
+    /// Where each chain's draws go as they are made, if anywhere.
+    pub(crate) sink: Option<SinkFor<'a>>,
+}
+
+/// A [`DrawSink`] with what it needs to know of the run.
+#[derive(Clone, Copy)]
+pub(crate) struct SinkFor<'a> {
+    pub(crate) sink: &'a dyn DrawSink,
+    /// The run's description, without chains.
+    pub(crate) run: &'a RunDraws,
 }
 
 /// Per-chain state shared by the two construction functions below.
@@ -441,6 +453,8 @@ impl<const D: usize, const M: usize> StartedChain for StartedNutsLbfgs<'_, D, M>
             start_seconds,
             ..
         } = *self;
+        // The start (the L-BFGS optimisation) counts as warm-up time.
+        setup.chain.warmup_seconds = start_seconds;
         drive(
             job,
             &setup.target,
@@ -448,7 +462,6 @@ impl<const D: usize, const M: usize> StartedChain for StartedNutsLbfgs<'_, D, M>
             &mut setup.rng,
             &mut setup.chain,
         )?;
-        setup.chain.warmup_seconds += start_seconds;
         Ok(setup.chain)
     }
 }
@@ -676,6 +689,14 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
 ) -> Result<(), RunError> {
     let s = job.settings;
     let kind = job.kind;
+    let mut sink = match job.sink {
+        Some(to) => Some(
+            to.sink
+                .open_chain(to.run, s, chain)
+                .map_err(|e| sink_error(job, e))?,
+        ),
+        None => None,
+    };
     // NUTS runs its own windowed warm-up (AdaptiveNuts).
     let adapt = kind.adapts_step_size() && kind != SamplerKind::Nuts && s.step_size.is_none();
     let mut warmup = if adapt {
@@ -731,7 +752,11 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
             if over {
                 warmup_done = Some(iteration);
                 chain.warmup_draws = iteration as u64;
-                chain.warmup_seconds = warmup_clock.elapsed().as_secs_f64();
+                chain.warmup_seconds += warmup_clock.elapsed().as_secs_f64();
+                // NUTS's metric is fixed from here on.
+                if kind == SamplerKind::Nuts && s.step_size.is_none() && iteration > 0 {
+                    chain.adapted_metric = sampler.adapted_metric(s.metric_for(kind), n);
+                }
                 sampling_clock = Instant::now();
                 unreported += (s.warmup - iteration.min(s.warmup)) as u64;
                 job.progress.warmup_ended();
@@ -747,7 +772,7 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
             chain.interrupted = true;
             if warmup_done.is_none() {
                 chain.warmup_draws = iteration as u64;
-                chain.warmup_seconds = warmup_clock.elapsed().as_secs_f64();
+                chain.warmup_seconds += warmup_clock.elapsed().as_secs_f64();
             }
             break;
         }
@@ -823,6 +848,9 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
             }
             job.model.constrain(&x[..n], &mut row);
             chain.values.extend_from_slice(&row);
+            if let Some(sink) = sink.as_mut() {
+                sink.kept(chain).map_err(|e| sink_error(job, e))?;
+            }
         }
         iteration += 1;
         unreported += 1;
@@ -836,19 +864,21 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
     job.progress
         .advance_with_divergences(unreported, unreported_divergent);
     chain.iterations = iteration as u64;
-    // A chain stopped in its warm-up has no adapted metric to write.
-    if kind == SamplerKind::Nuts
-        && s.step_size.is_none()
-        && chain.warmup_draws > 0
-        && warmup_done.is_some()
-    {
-        chain.adapted_metric = sampler.adapted_metric(s.metric_for(kind), n);
-    }
     chain.lp_seconds = lp_seconds;
     chain.sampling_seconds = if warmup_done.is_some() {
         (sampling_clock.elapsed().as_secs_f64() - lp_seconds).max(0.0)
     } else {
         0.0
     };
+    if let Some(sink) = sink {
+        sink.finished(chain).map_err(|e| sink_error(job, e))?;
+    }
     Ok(())
+}
+
+/// A sink's error: the other chains are asked to stop (their draws would
+/// not be written), and the run ends with [`RunError::Output`].
+fn sink_error(job: &ChainJob<'_>, e: SinkError) -> RunError {
+    job.progress.stop_flag().request(StopReason::Requested);
+    RunError::Output(e.to_string())
 }

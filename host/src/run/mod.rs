@@ -52,6 +52,7 @@
 mod chain;
 pub mod check;
 mod dispatch;
+mod draw_sink;
 mod minor_modes;
 pub mod pilot;
 mod progress;
@@ -74,6 +75,7 @@ pub use dispatch::{
     NUTS_NO_OPTIMUM_COVARIANCE_BUCKET, NUTS_WINDOW_COVARIANCE_MEMORY, dimension_for, memory_bucket,
     nuts_dimension, nuts_lbfgs_storage, padded_dimension,
 };
+pub use draw_sink::{ChainSink, DrawSink, SinkError};
 pub use pilot::{MAX_PILOT_DIMENSION, PilotLengths, SgDefaults, apply_pilot};
 pub use progress::{Progress, progress_message};
 pub use reference::{
@@ -92,11 +94,11 @@ pub use settings::{
 };
 pub use stop::{StopFlag, StopReason};
 
-use chain::{ChainJob, StartedChain};
+use chain::{ChainJob, SinkFor, StartedChain};
 use dispatch::{with_dimension, with_memory, with_nuts_dimension};
 pub use minor_modes::MINOR_MODE_LOG_MASS;
 
-use crate::draws::{Interruption, RunDraws, StepSizeOrigin};
+use crate::draws::{ChainDraws, Interruption, RunDraws, StepSizeOrigin};
 use crate::model::Model;
 
 /// Stack of each chain's thread: the quasi-Newton samplers keep their L-BFGS
@@ -123,6 +125,9 @@ pub enum RunError {
         /// The core's message.
         message: String,
     },
+    /// The [`DrawSink`] could not take the draws (a chain file could not be
+    /// written): the run stopped.
+    Output(String),
 }
 
 impl fmt::Display for RunError {
@@ -134,6 +139,7 @@ impl fmt::Display for RunError {
                 "the target has dimension {dimension}; the samplers are compiled for at most {largest}"
             ),
             RunError::Sampler { sampler, message } => write!(f, "{sampler}: {message}"),
+            RunError::Output(message) => write!(f, "the draws could not be written: {message}"),
         }
     }
 }
@@ -155,6 +161,20 @@ pub fn run(
     settings: &RunSettings,
     progress: &Progress,
 ) -> Result<RunDraws, RunError> {
+    run_into(model, sampler, settings, progress, None)
+}
+
+/// [`run`], giving each chain's draws to `sink` as they are made (`qnmc run
+/// --output` writes them to the chain files this way). The draws are also
+/// returned, as by [`run`]. An error of the sink asks every chain to stop
+/// and ends the run with [`RunError::Output`].
+pub fn run_into(
+    model: &dyn Model,
+    sampler: SamplerKind,
+    settings: &RunSettings,
+    progress: &Progress,
+    sink: Option<&dyn DrawSink>,
+) -> Result<RunDraws, RunError> {
     settings.validate(sampler).map_err(RunError::Settings)?;
     progress.start_chains(settings.chains);
     let n = model.dimension();
@@ -171,11 +191,25 @@ pub fn run(
         }
         _ => None,
     };
+    let step_size_origin = step_size_origin(sampler, settings);
+    let description = describe_run(
+        model,
+        sampler,
+        settings,
+        d,
+        step_size_origin,
+        Vec::new(),
+        None,
+    );
     let job = ChainJob {
         model,
         kind: sampler,
         settings,
         progress,
+        sink: sink.map(|sink| SinkFor {
+            sink,
+            run: &description,
+        }),
     };
     let lbfgs_nuts =
         sampler == SamplerKind::Nuts && settings.metric_for(sampler) == MetricKind::Lbfgs;
@@ -281,7 +315,6 @@ pub fn run(
                 .collect::<Result<Vec<_>, _>>()
         })?
     };
-    let step_size_origin = step_size_origin(sampler, settings);
     let interrupted = chains.iter().any(|c| c.interrupted).then(|| Interruption {
         reason: progress
             .stop_flag()
@@ -291,7 +324,28 @@ pub fn run(
         planned: (settings.chains * (settings.warmup + settings.draws * settings.thin)) as u64,
         kept: chains.iter().map(|c| c.len()).collect(),
     });
-    Ok(RunDraws {
+    Ok(describe_run(
+        model,
+        sampler,
+        settings,
+        d,
+        step_size_origin,
+        chains,
+        interrupted,
+    ))
+}
+
+/// The run's draws: `chains` with the run's description.
+fn describe_run(
+    model: &dyn Model,
+    sampler: SamplerKind,
+    settings: &RunSettings,
+    d: usize,
+    step_size_origin: StepSizeOrigin,
+    chains: Vec<ChainDraws>,
+    interrupted: Option<Interruption>,
+) -> RunDraws {
+    RunDraws {
         target: model.name(),
         sampler: sampler.name().to_string(),
         settings: describe(model, sampler, settings, d),
@@ -305,7 +359,7 @@ pub fn run(
         metric: (sampler == SamplerKind::Nuts).then(|| settings.metric_for(sampler)),
         evaluation_failures: model.evaluation_failures(),
         interrupted,
-    })
+    }
 }
 
 /// How `settings` choose the step size of `sampler`.

@@ -346,6 +346,7 @@ fn nuts_draws_do_not_depend_on_the_compiled_size() {
             kind: SamplerKind::Nuts,
             settings: &s,
             progress: &progress,
+            sink: None,
         };
         let (small, large) = if metric == MetricKind::Lbfgs {
             (
