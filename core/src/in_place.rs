@@ -43,7 +43,13 @@ use core::mem::MaybeUninit;
 /// `zero_valid!` macro, which names every field of the struct in a
 /// destructuring pattern, so adding a field fails to compile until it is
 /// checked too.
-pub unsafe trait ZeroValid {}
+///
+/// Such a type is plain data, so it is also [`SavedState`]: its fields can
+/// be saved as bytes and restored ([`crate::saved_state`]); `zero_valid!`
+/// writes both impls.
+///
+/// [`SavedState`]: crate::saved_state::SavedState
+pub unsafe trait ZeroValid: crate::saved_state::SavedState {}
 
 macro_rules! zero_valid_primitive {
     ($($t:ty),*) => {
@@ -81,6 +87,28 @@ macro_rules! zero_valid {
                 $( $crate::in_place::require_zero_valid($field); )*
             }
         };
+
+        // The fields in declaration order (the destructuring names them
+        // all, so a field added later is saved too or fails to compile).
+        #[allow(unused_variables)]
+        impl<$($g)*> $crate::saved_state::SavedState for $name $(<$($a),*>)? $(where $($w)*)? {
+            fn save_state(
+                &self,
+                out: &mut $crate::saved_state::StateWriter<'_>,
+            ) -> Result<(), $crate::saved_state::StateError> {
+                let $name { $($field),* } = self;
+                $( $crate::saved_state::SavedState::save_state($field, out)?; )*
+                Ok(())
+            }
+            fn restore_state(
+                &mut self,
+                input: &mut $crate::saved_state::StateReader<'_>,
+            ) -> Result<(), $crate::saved_state::StateError> {
+                let $name { $($field),* } = self;
+                $( $crate::saved_state::SavedState::restore_state($field, input)?; )*
+                Ok(())
+            }
+        }
     };
 }
 pub(crate) use zero_valid;

@@ -127,6 +127,7 @@ pub mod metric;
 pub mod random;
 mod real;
 pub mod samplers;
+pub mod saved_state;
 mod scalar;
 mod stats;
 mod target;

@@ -49,6 +49,21 @@ pub(crate) struct Square<T, const M: usize>([[[[T; M]; 2]; M]; 2]);
 #[allow(unsafe_code)]
 unsafe impl<T: Real, const M: usize> crate::in_place::ZeroValid for Square<T, M> {}
 
+impl<T: Real, const M: usize> crate::saved_state::SavedState for Square<T, M> {
+    fn save_state(
+        &self,
+        out: &mut crate::saved_state::StateWriter<'_>,
+    ) -> Result<(), crate::saved_state::StateError> {
+        self.0.save_state(out)
+    }
+    fn restore_state(
+        &mut self,
+        input: &mut crate::saved_state::StateReader<'_>,
+    ) -> Result<(), crate::saved_state::StateError> {
+        self.0.restore_state(input)
+    }
+}
+
 impl<T: Real, const M: usize> Square<T, M> {
     pub(crate) fn zero() -> Self {
         Square([[[[T::ZERO; M]; 2]; M]; 2])

@@ -27,6 +27,35 @@ pub enum InitialScaling<T> {
 #[allow(unsafe_code)]
 unsafe impl<T: Real> crate::in_place::ZeroValid for InitialScaling<T> {}
 
+/// The tag (0 `Fixed`, 1 `NewestPair`), then γ.
+impl<T: Real> crate::saved_state::SavedState for InitialScaling<T> {
+    fn save_state(
+        &self,
+        out: &mut crate::saved_state::StateWriter<'_>,
+    ) -> Result<(), crate::saved_state::StateError> {
+        let (tag, gamma) = match self {
+            InitialScaling::Fixed(g) => (0, g),
+            InitialScaling::NewestPair(g) => (1, g),
+        };
+        out.bytes(&[tag])?;
+        gamma.save_state(out)
+    }
+    fn restore_state(
+        &mut self,
+        input: &mut crate::saved_state::StateReader<'_>,
+    ) -> Result<(), crate::saved_state::StateError> {
+        let [tag] = input.take::<1>()?;
+        let mut gamma = T::ZERO;
+        gamma.restore_state(input)?;
+        *self = match tag {
+            0 => InitialScaling::Fixed(gamma),
+            1 => InitialScaling::NewestPair(gamma),
+            _ => return Err(crate::saved_state::StateError::InvalidField),
+        };
+        Ok(())
+    }
+}
+
 impl<T: Real> InitialScaling<T> {
     fn initial(&self) -> T {
         match *self {

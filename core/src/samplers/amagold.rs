@@ -93,6 +93,11 @@ pub enum MomentumRefresh {
 #[allow(unsafe_code)]
 unsafe impl crate::in_place::ZeroValid for MomentumRefresh {}
 
+crate::saved_state::saved_enum!(MomentumRefresh {
+    Resample,
+    Persistent
+});
+
 /// Settings of [`Amagold`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AmagoldSettings<T> {

@@ -60,6 +60,49 @@ pub enum StepSizeSchedule<T> {
 #[allow(unsafe_code)]
 unsafe impl<T: Real> crate::in_place::ZeroValid for StepSizeSchedule<T> {}
 
+/// The tag (0 `Constant`, 1 `BlockDecaying`), then the fields.
+impl<T: Real> crate::saved_state::SavedState for StepSizeSchedule<T> {
+    fn save_state(
+        &self,
+        out: &mut crate::saved_state::StateWriter<'_>,
+    ) -> Result<(), crate::saved_state::StateError> {
+        match self {
+            StepSizeSchedule::Constant(e) => {
+                out.bytes(&[0])?;
+                e.save_state(out)
+            }
+            StepSizeSchedule::BlockDecaying { scale, exponent } => {
+                out.bytes(&[1])?;
+                scale.save_state(out)?;
+                exponent.save_state(out)
+            }
+        }
+    }
+    fn restore_state(
+        &mut self,
+        input: &mut crate::saved_state::StateReader<'_>,
+    ) -> Result<(), crate::saved_state::StateError> {
+        let [tag] = input.take::<1>()?;
+        let (mut a, mut b) = (T::ZERO, T::ZERO);
+        *self = match tag {
+            0 => {
+                a.restore_state(input)?;
+                StepSizeSchedule::Constant(a)
+            }
+            1 => {
+                a.restore_state(input)?;
+                b.restore_state(input)?;
+                StepSizeSchedule::BlockDecaying {
+                    scale: a,
+                    exponent: b,
+                }
+            }
+            _ => return Err(crate::saved_state::StateError::InvalidField),
+        };
+        Ok(())
+    }
+}
+
 impl<T: Real> StepSizeSchedule<T> {
     fn validate(&self) -> Result<(), Error> {
         match *self {

@@ -73,11 +73,43 @@ pub enum MemoryUpdate {
 #[allow(unsafe_code)]
 unsafe impl crate::in_place::ZeroValid for QnhmcMass {}
 
+crate::saved_state::saved_enum!(QnhmcMass {
+    Identity,
+    InverseHessian
+});
+
 // SAFETY: `repr(u8)`: the zero tag is `Adaptive` (the first variant,
 // discriminant 0), which has no fields; the other bytes are padding or the
 // inactive variant's `u64`, and any bytes are valid there.
 #[allow(unsafe_code)]
 unsafe impl crate::in_place::ZeroValid for MemoryUpdate {}
+
+/// The tag (0 `Adaptive`, 1 `FreezeAfter`), then n for `FreezeAfter`.
+impl crate::saved_state::SavedState for MemoryUpdate {
+    fn save_state(
+        &self,
+        out: &mut crate::saved_state::StateWriter<'_>,
+    ) -> Result<(), crate::saved_state::StateError> {
+        match self {
+            MemoryUpdate::Adaptive => out.bytes(&[0]),
+            MemoryUpdate::FreezeAfter(n) => {
+                out.bytes(&[1])?;
+                n.save_state(out)
+            }
+        }
+    }
+    fn restore_state(
+        &mut self,
+        input: &mut crate::saved_state::StateReader<'_>,
+    ) -> Result<(), crate::saved_state::StateError> {
+        *self = match input.take::<1>()? {
+            [0] => MemoryUpdate::Adaptive,
+            [1] => MemoryUpdate::FreezeAfter(u64::from_le_bytes(input.take()?)),
+            _ => return Err(crate::saved_state::StateError::InvalidField),
+        };
+        Ok(())
+    }
+}
 
 /// Settings of [`Qnhmc`].
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -205,6 +205,8 @@ pub enum AcceptanceStatistic {
 #[allow(unsafe_code)]
 unsafe impl ZeroValid for AcceptanceStatistic {}
 
+crate::saved_state::saved_enum!(AcceptanceStatistic { Stan, Symmetric });
+
 /// The largest [`AdaptiveNuts`] that [`AdaptiveNuts::new`] builds (bytes,
 /// `size_of`); a larger one is refused at compile time. A debug build
 /// needs about five times the sampler's size of stack to build it by value

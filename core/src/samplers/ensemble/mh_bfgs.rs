@@ -38,6 +38,8 @@ pub enum MhBfgsProposal {
 #[allow(unsafe_code)]
 unsafe impl crate::in_place::ZeroValid for MhBfgsProposal {}
 
+crate::saved_state::saved_enum!(MhBfgsProposal { RandomWalk, Newton });
+
 /// Settings of [`MhBfgs`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MhBfgsSettings<T> {

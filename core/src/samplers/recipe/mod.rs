@@ -237,6 +237,8 @@ pub enum Correction {
 #[allow(unsafe_code)]
 unsafe impl crate::in_place::ZeroValid for Correction {}
 
+crate::saved_state::saved_enum!(Correction { Included, Omitted });
+
 /// A diagonal, position-dependent metric G(θ) for [`Sgrld`] and [`Sgrhmc`].
 ///
 /// The samplers need the diagonal of G(θ)⁻¹ and its element-wise derivative

@@ -78,6 +78,11 @@ pub enum SghmcUpdate {
 #[allow(unsafe_code)]
 unsafe impl crate::in_place::ZeroValid for SghmcUpdate {}
 
+crate::saved_state::saved_enum!(SghmcUpdate {
+    PositionFirst,
+    RecipeEuler
+});
+
 /// Settings of [`Sghmc`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SghmcSettings<T> {

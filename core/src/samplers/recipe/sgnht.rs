@@ -50,6 +50,8 @@ pub enum Thermostat {
 #[allow(unsafe_code)]
 unsafe impl crate::in_place::ZeroValid for Thermostat {}
 
+crate::saved_state::saved_enum!(Thermostat { Adaptive, Fixed });
+
 /// Settings of [`Sgnht`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SgnhtSettings<T> {
