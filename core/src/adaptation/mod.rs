@@ -267,6 +267,8 @@ pub struct Warmup<T> {
     restart_draw: u64,
 }
 
+crate::in_place::zero_valid!(impl[T: Real] Warmup<T> { dual, warmup_draws, draws, jitter, fixed, restart_draw });
+
 impl<T: Real> Warmup<T> {
     /// Dual averaging with `settings` for `warmup_draws` draws, then ε̄; every
     /// step size set is jittered by a factor uniform on (1 − j, 1 + j],

@@ -323,6 +323,19 @@ impl<S: SavedState, const N: usize> SavedState for [S; N] {
     }
 }
 
+/// A pair (a sampler and its warm-up driver, say): the first, then the
+/// second.
+impl<A: SavedState, B: SavedState> SavedState for (A, B) {
+    fn save_state(&self, out: &mut StateWriter<'_>) -> Result<(), StateError> {
+        self.0.save_state(out)?;
+        self.1.save_state(out)
+    }
+    fn restore_state(&mut self, input: &mut StateReader<'_>) -> Result<(), StateError> {
+        self.0.restore_state(input)?;
+        self.1.restore_state(input)
+    }
+}
+
 /// [`SavedState`] for a field-less `repr(u8)` enum: its tag byte, checked
 /// against the variants on the way back.
 /// `saved_enum!(Correction { Included, Omitted });`

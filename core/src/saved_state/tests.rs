@@ -3,7 +3,9 @@
 //! cut short or altered are refused and leave the value unchanged.
 
 use super::*;
-use crate::adaptation::{AdaptiveNuts, DiagonalEstimator, LbfgsEstimator, WarmupSchedule};
+use crate::adaptation::{
+    AdaptiveNuts, DiagonalEstimator, DualAveragingSettings, LbfgsEstimator, Warmup, WarmupSchedule,
+};
 use crate::metric::{DiagonalMetric, LbfgsMetric};
 use crate::samplers::{Hmc, HmcSettings, NutsSettings, Qnhmc, QnhmcSettings};
 use crate::{Potential, Real, Step};
@@ -156,6 +158,35 @@ fn hmc_continues_in_f32_and_f64() {
         40,
         100,
     );
+}
+
+/// HMC with the step size's dual averaging (`Warmup`), saved as a pair in
+/// its warm-up and after it (the jitter draws from the generator).
+#[test]
+fn hmc_with_its_warmup_continues() {
+    let pair = |start| {
+        let hmc = Hmc::new(HmcSettings::new(0.5, 8), start, &Correlated).unwrap();
+        let mut warmup = Warmup::new(DualAveragingSettings::stan(0.5), 100, 0.1).unwrap();
+        let mut hmc = hmc;
+        warmup
+            .start(&mut hmc, &mut XorShiftRng::seed_from_u64(3))
+            .unwrap();
+        (hmc, warmup)
+    };
+    let step = |(hmc, warmup): &mut (Hmc<f64, 4, _>, Warmup<f64>), rng: &mut XorShiftRng| {
+        let stats = hmc.step(&Correlated, rng);
+        warmup.after_draw(hmc, &stats, rng).unwrap();
+    };
+    for before in [30, 150] {
+        continues_bit_for_bit(
+            pair([0.1, 0.2, -0.3, 1.0]),
+            pair([0.0; 4]),
+            step,
+            |(hmc, _)| *hmc.position(),
+            before,
+            100,
+        );
+    }
 }
 
 /// QNHMC's L-BFGS memory (the ring of pairs, its product-form factors).
