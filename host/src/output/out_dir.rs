@@ -278,6 +278,21 @@ impl OutputDir {
         if !replace && fs::symlink_metadata(&target).is_ok() {
             return Err(OutputError::FileExists { path: target });
         }
+        self.write_into_place(file_name, &target, contents, replace)?;
+        self.record(Some(file_name), self.status)?;
+        Ok(target)
+    }
+
+    /// Writes `contents` to a temporary file in the folder and moves it to
+    /// `target` (replacing a file there only if `replace`); the temporary
+    /// file is removed on failure.
+    fn write_into_place(
+        &self,
+        file_name: &str,
+        target: &Path,
+        contents: &[u8],
+        replace: bool,
+    ) -> Result<(), OutputError> {
         let temporary = self.path.join(format!(
             ".{file_name}.{}-{}.tmp",
             std::process::id(),
@@ -285,13 +300,11 @@ impl OutputDir {
         ));
         let written = write_and_sync(&temporary, contents)
             .map_err(|e| OutputError::io(&temporary, "write", e))
-            .and_then(|()| self.move_into_place(&temporary, &target, replace));
+            .and_then(|()| self.move_into_place(&temporary, target, replace));
         if written.is_err() {
             let _ = fs::remove_file(&temporary);
         }
-        written?;
-        self.record(Some(file_name), self.status)?;
-        Ok(target)
+        written
     }
 
     /// Opens `file_name` in the folder to be written as it grows (a chain's
@@ -348,18 +361,8 @@ impl OutputDir {
             return self.write(file_name, contents);
         }
         let target = self.path.join(file_name);
-        let temporary = self.path.join(format!(
-            ".{file_name}.{}-{}.tmp",
-            std::process::id(),
-            TEMPORARY_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let written = write_and_sync(&temporary, contents)
-            .map_err(|e| OutputError::io(&temporary, "write", e))
-            .and_then(|()| self.move_into_place(&temporary, &target, true));
-        if written.is_err() {
-            let _ = fs::remove_file(&temporary);
-        }
-        written.map(|()| target)
+        self.write_into_place(file_name, &target, contents, true)?;
+        Ok(target)
     }
 
     /// Gives the folder up after a run that failed before it drew: when no
