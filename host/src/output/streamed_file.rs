@@ -15,7 +15,7 @@ const BUFFER_BYTES: usize = 1 << 16;
 /// part of a line when the run is killed between two writes;
 /// [`finish`](Self::finish) writes the rest and syncs the file to disk.
 /// Dropped without `finish`, the buffer is lost: a run that stops keeps
-/// what was written (at most [`BUFFER_BYTES`] less than was given).
+/// what was written (at most 64 KiB less than was given).
 #[derive(Debug)]
 pub struct StreamedFile {
     path: PathBuf,
