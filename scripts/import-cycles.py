@@ -94,7 +94,7 @@ def absolute(module, segments, files):
 # (lib.rs) may use every layer.
 CORE_LAYERS = {
     "scalars": (("real", "scalar", "random"), ()),
-    "in-place construction": (("in_place",), ()),
+    "in-place construction": (("in_place", "saved_state"), ()),
     "kernels": (("kernels",), ("scalars",)),
     "model interface": (("target", "stats", "error", "test_targets"), ("scalars",)),
     "automatic differentiation": (("autodiff",), ("scalars", "model interface")),

@@ -40,6 +40,8 @@ mod lbfgs_estimator;
 mod lbfgs_start;
 mod metric_estimators;
 mod nuts_warmup;
+#[cfg(test)]
+mod saved_state_tests;
 mod scale_shrinkage;
 mod schedule;
 mod welford;

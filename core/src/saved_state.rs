@@ -367,4 +367,27 @@ macro_rules! saved_enum {
 pub(crate) use saved_enum;
 
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+
+    /// A `bool` other than 0 or 1 and an unknown enum tag are invalid
+    /// fields; a known tag restores its variant.
+    #[test]
+    fn invalid_fields_are_refused() {
+        let mut flag = false;
+        let mut reader = StateReader { input: &[2] };
+        assert_eq!(
+            flag.restore_state(&mut reader),
+            Err(StateError::InvalidField)
+        );
+        let mut statistic = crate::adaptation::AcceptanceStatistic::Stan;
+        let mut reader = StateReader { input: &[7] };
+        assert_eq!(
+            statistic.restore_state(&mut reader),
+            Err(StateError::InvalidField)
+        );
+        let mut reader = StateReader { input: &[1] };
+        statistic.restore_state(&mut reader).unwrap();
+        assert_eq!(statistic, crate::adaptation::AcceptanceStatistic::Symmetric);
+    }
+}
