@@ -53,10 +53,10 @@ fn continues_bit_for_bit<T: Real, S>(
     for _ in 0..before {
         step(&mut a, &mut rng);
     }
-    let mut bytes = std::vec![0u8; saved_len(&a)];
-    assert_eq!(save(&a, &mut bytes), Ok(bytes.len()));
+    let (buffer, n) = saved(&a);
+    let bytes = &buffer[..n];
     assert_ne!(position(&a).map(T::to_f64), position(&b).map(T::to_f64));
-    restore(&mut b, &bytes).unwrap();
+    restore(&mut b, bytes).unwrap();
     let mut rng_b = rng.clone();
     for k in 0..after {
         step(&mut a, &mut rng);
@@ -65,11 +65,21 @@ fn continues_bit_for_bit<T: Real, S>(
         assert_eq!(bits(&a), bits(&b), "draw {k} after the restore");
     }
     // Saved again, the two are the same bytes.
-    let mut again = std::vec![0u8; saved_len(&b)];
-    save(&b, &mut again).unwrap();
-    let mut of_a = std::vec![0u8; saved_len(&a)];
-    save(&a, &mut of_a).unwrap();
-    assert_eq!(again, of_a);
+    let (again, n_again) = saved(&b);
+    let (of_a, n_of_a) = saved(&a);
+    assert_eq!(again[..n_again], of_a[..n_of_a]);
+}
+
+/// Room for every state saved here (the core's tests allocate nothing).
+const BUFFER: usize = 1 << 15;
+
+/// `value`'s saved state in the first bytes of a buffer, and their number.
+fn saved<S: SavedState>(value: &S) -> ([u8; BUFFER], usize) {
+    let mut buffer = [0u8; BUFFER];
+    let n = saved_len(value);
+    assert!(n < BUFFER, "{n} bytes");
+    assert_eq!(save(value, &mut buffer), Ok(n));
+    (buffer, n)
 }
 
 type NutsLbfgs = AdaptiveNuts<f64, 4, LbfgsEstimator<f64, 4, 3>, 8>;
@@ -215,14 +225,14 @@ fn qnhmc_continues_with_its_memory() {
 fn bad_bytes_are_refused_and_change_nothing() {
     let settings = HmcSettings::new(0.05, 10);
     let a = Hmc::new(settings, [0.1, 0.2, -0.3, 1.0], &Correlated).unwrap();
-    let mut bytes = std::vec![0u8; saved_len(&a)];
-    save(&a, &mut bytes).unwrap();
+    let (buffer, n) = saved(&a);
+    let bytes = &buffer[..n];
     let mut b = Hmc::new(settings, [0.5; 4], &Correlated).unwrap();
     let unchanged = |b: &Hmc<f64, 4, _>| assert_eq!(*b.position(), [0.5; 4]);
 
-    let mut short = std::vec![0u8; bytes.len() - 1];
+    let mut short = buffer;
     assert_eq!(
-        save(&a, &mut short),
+        save(&a, &mut short[..n - 1]),
         Err(StateError::BufferTooSmall {
             needed: bytes.len()
         })
@@ -232,23 +242,24 @@ fn bad_bytes_are_refused_and_change_nothing() {
         Err(StateError::WrongLength)
     );
     unchanged(&b);
-    let mut longer = bytes.clone();
-    longer.push(0);
-    assert_eq!(restore(&mut b, &longer), Err(StateError::WrongLength));
+    assert_eq!(
+        restore(&mut b, &buffer[..n + 1]),
+        Err(StateError::WrongLength)
+    );
     for at in [40, bytes.len() / 2, bytes.len() - 9] {
-        let mut altered = bytes.clone();
+        let mut altered = buffer;
         altered[at] ^= 1;
         assert_eq!(
-            restore(&mut b, &altered),
+            restore(&mut b, &altered[..n]),
             Err(StateError::Corrupt),
             "byte {at}"
         );
         unchanged(&b);
     }
-    let mut other_version = bytes.clone();
+    let mut other_version = buffer;
     other_version[8] = 9;
     assert_eq!(
-        restore(&mut b, &other_version),
+        restore(&mut b, &other_version[..n]),
         Err(StateError::Version { found: 9 })
     );
     assert_eq!(
@@ -259,9 +270,9 @@ fn bad_bytes_are_refused_and_change_nothing() {
     unchanged(&b);
     // The same sampler in f32, or in another dimension: another type.
     let mut single = Hmc::new(HmcSettings::new(0.05f32, 10), [0.5; 4], &Correlated).unwrap();
-    assert_eq!(restore(&mut single, &bytes), Err(StateError::WrongType));
+    assert_eq!(restore(&mut single, bytes), Err(StateError::WrongType));
     let mut wider: [f64; 5] = [0.0; 5];
-    assert_eq!(restore(&mut wider, &bytes), Err(StateError::WrongType));
-    restore(&mut b, &bytes).unwrap();
+    assert_eq!(restore(&mut wider, bytes), Err(StateError::WrongType));
+    restore(&mut b, bytes).unwrap();
     assert_eq!(b.position(), a.position());
 }
