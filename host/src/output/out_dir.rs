@@ -267,20 +267,27 @@ impl OutputDir {
     /// `file_name` must be a plain name (no separator, not `.`, `..` or the
     /// marker's name). Without `force`, an existing file is not replaced.
     pub fn write(&self, file_name: &str, contents: &[u8]) -> Result<PathBuf, OutputError> {
-        if !is_plain_file_name(file_name) {
-            return Err(OutputError::BadFileName {
-                folder: self.path.clone(),
-                name: file_name.to_string(),
-            });
-        }
-        let target = self.path.join(file_name);
-        let replace = self.force || self.replaceable.iter().any(|n| n == file_name);
+        let (target, replace) = self.target_of(file_name)?;
         if !replace && fs::symlink_metadata(&target).is_ok() {
             return Err(OutputError::FileExists { path: target });
         }
         self.write_into_place(file_name, &target, contents, replace)?;
         self.record(Some(file_name), self.status)?;
         Ok(target)
+    }
+
+    /// The path of `file_name` in the folder, refused unless a plain name
+    /// (no separator, not `.` or `..`), and whether an existing file there
+    /// may be replaced (`force`, or a file the finished run listed).
+    fn target_of(&self, file_name: &str) -> Result<(PathBuf, bool), OutputError> {
+        if !is_plain_file_name(file_name) {
+            return Err(OutputError::BadFileName {
+                folder: self.path.clone(),
+                name: file_name.to_string(),
+            });
+        }
+        let replace = self.force || self.replaceable.iter().any(|n| n == file_name);
+        Ok((self.path.join(file_name), replace))
     }
 
     /// Writes `contents` to a temporary file in the folder and moves it to
@@ -314,14 +321,7 @@ impl OutputDir {
     /// into place: what was written before a crash stays on disk. The same
     /// name rules apply; without `force`, an existing file is not replaced.
     pub fn stream(&self, file_name: &str) -> Result<StreamedFile, OutputError> {
-        if !is_plain_file_name(file_name) {
-            return Err(OutputError::BadFileName {
-                folder: self.path.clone(),
-                name: file_name.to_string(),
-            });
-        }
-        let target = self.path.join(file_name);
-        let replace = self.force || self.replaceable.iter().any(|n| n == file_name);
+        let (target, replace) = self.target_of(file_name)?;
         let mut options = fs::OpenOptions::new();
         options.write(true);
         if replace {
