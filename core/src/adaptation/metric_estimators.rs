@@ -118,6 +118,21 @@ pub trait MetricEstimator<T: Real, const D: usize> {
     /// A draw of a slow window (position and gradient of the chain's state).
     fn observe(&mut self, position: &[T; D], gradient: &[T; D], metric: &Self::Metric);
 
+    /// A draw of the initial buffer, in a chain that refreshes its metric
+    /// early ([`AdaptiveNuts::set_early_refresh`](super::AdaptiveNuts::set_early_refresh)).
+    /// The default ignores it.
+    fn observe_early(&mut self, position: &[T; D], gradient: &[T; D]) {
+        let _ = (position, gradient);
+    }
+
+    /// Sets `metric` from the latest early draws (a diagonal, without a
+    /// window end's probes and contest), and says whether it changed. The
+    /// default keeps the metric.
+    fn refresh_early(&mut self, metric: &mut Self::Metric) -> Result<MetricChange, Error> {
+        let _ = metric;
+        Ok(MetricChange::Kept)
+    }
+
     /// End of a slow window: update `metric` from what was observed and start
     /// the next window's estimate, and say whether the metric changed. On
     /// error the metric is unchanged.

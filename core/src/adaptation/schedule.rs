@@ -95,6 +95,12 @@ impl WarmupSchedule {
         self.warmup_draws
     }
 
+    /// Draws of the initial buffer (step size only, before the first slow
+    /// window).
+    pub fn initial_buffer(&self) -> u64 {
+        self.initial_buffer
+    }
+
     /// Draws of the terminal buffer (step size only, metric fixed).
     pub fn terminal_buffer(&self) -> u64 {
         self.terminal_buffer

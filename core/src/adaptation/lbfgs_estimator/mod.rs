@@ -216,6 +216,10 @@ pub struct LbfgsEstimator<T, const D: usize, const M: usize> {
     /// budget, ∇U not brought down, or an optimum in a neck): the window
     /// covariance then competes without the linearity gate.
     start_found_no_optimum: bool,
+    /// Draws of the initial buffer held in `diagonal` and `window_diagonal`
+    /// ([`MetricEstimator::observe_early`]), idle there until the first
+    /// slow window: cleared at its first draw.
+    early_draws: u64,
 }
 
 crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] LbfgsEstimator<T, D, M> {
@@ -223,7 +227,7 @@ crate::in_place::zero_valid!(impl[T: Real, const D: usize, const M: usize] Lbfgs
     pool_score, pool_len, memory, rank_tolerance, pairs_used, max_pairs, optimize, window_covariance, covariance_without_optimum_only, optimum_secants, recent_position,
     recent_gradient, recent_len, recent_next, candidate, replaced, kept, observed, conjugated,
     last_scores, last_linearity, spread, stiffness, dimension, covariance, laplace_log_mass,
-    started_at_optimum, start_found_no_optimum
+    started_at_optimum, start_found_no_optimum, early_draws
 });
 
 /// Every `SCORE_EVERY`-th draw of a window is held out of the candidates'
@@ -244,6 +248,10 @@ enum Candidate {
 
 /// Fixed-point rounds that match the winner's base to the window's diagonal.
 const BASE_MATCHING_ROUNDS: usize = 3;
+
+/// Early draws between switches of the early estimate: the metric is
+/// estimated on the last 10–20 draws.
+const EARLY_SWITCH: u64 = 10;
 
 impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
     /// An estimator whose metric drops directions that change it by less than
@@ -288,6 +296,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
             laplace_log_mass: T::from_f64(f64::NAN),
             started_at_optimum: false,
             start_found_no_optimum: false,
+            early_draws: 0,
         })
     }
 
@@ -854,6 +863,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
     ) -> Result<(), Error> {
         self.diagonal.clear();
         self.window_diagonal.clear();
+        self.early_draws = 0;
         self.covariance.clear();
         self.observed = 0;
         self.pool_len = 0;
@@ -961,6 +971,12 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
     }
 
     fn observe(&mut self, position: &[T; D], gradient: &[T; D], _: &LbfgsMetric<T, D, M>) {
+        if self.early_draws > 0 {
+            // The initial buffer's draws are not the first window's.
+            self.early_draws = 0;
+            self.diagonal.clear();
+            self.window_diagonal.clear();
+        }
         self.observed += 1;
         self.window_diagonal.add(position, gradient);
         let held_out = M > 0 && self.observed % SCORE_EVERY == 0;
@@ -997,6 +1013,34 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         self.previous_position = *position;
         self.previous_gradient = *gradient;
         self.has_previous = true;
+    }
+
+    /// Both window estimators take the draw: `diagonal` holds the draws
+    /// since the last switch, `window_diagonal` those since the switch
+    /// before it (no storage of its own: both are idle before the first
+    /// slow window).
+    fn observe_early(&mut self, position: &[T; D], gradient: &[T; D]) {
+        self.early_draws += 1;
+        self.diagonal.add(position, gradient);
+        self.window_diagonal.add(position, gradient);
+    }
+
+    fn refresh_early(&mut self, metric: &mut LbfgsMetric<T, D, M>) -> Result<MetricChange, Error> {
+        if self.diagonal.count() >= EARLY_SWITCH {
+            core::mem::swap(&mut self.diagonal, &mut self.window_diagonal);
+            self.diagonal.clear();
+        }
+        let Some(mut base) = self.window_diagonal.estimate(&self.base) else {
+            return Ok(MetricChange::Kept);
+        };
+        let n = self.moved();
+        shrink_log_scales(&mut base[..n], self.window_diagonal.count());
+        // No pairs yet: the start stayed put, and the first window end
+        // fills the memory.
+        self.memory.clear();
+        metric.rebuild(&base, &self.memory, self.rank_tolerance)?;
+        self.base = base;
+        Ok(MetricChange::Replaced)
     }
 
     fn end_window(&mut self, metric: &mut LbfgsMetric<T, D, M>) -> Result<MetricChange, Error> {

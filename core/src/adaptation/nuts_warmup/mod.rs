@@ -125,6 +125,15 @@ pub struct AdaptiveNuts<
     /// What precedes the first warm-up draw has run
     /// ([`prepare_warmup`](AdaptiveNuts::prepare_warmup)).
     prepared: bool,
+    /// Refresh the metric from the latest draws every this many draws of
+    /// the initial buffer, in a chain that starts where it was (0: never;
+    /// [`set_early_refresh`](Self::set_early_refresh)).
+    early_refresh_every: u64,
+    /// The early refreshes run on draws before this one (0: none).
+    early_until: u64,
+    /// An early refresh changed the metric (the first one restarts dual
+    /// averaging).
+    early_refreshed: bool,
 }
 
 crate::in_place::zero_valid!(impl[T: Real, const D: usize, E: MetricEstimator<T, D> + ZeroValid, const MAX_DEPTH: usize]
@@ -133,7 +142,7 @@ crate::in_place::zero_valid!(impl[T: Real, const D: usize, E: MetricEstimator<T,
     warmup_gradient_evaluations, jitter, final_step_size, statistic, windows_kept_in_a_row,
     early_end_after, warmup_end, slow_windows_over, window_troubled_draws,
     window_divergent_draws, window_counted_draws, divergence_target, warmup_extended,
-    terminal_step_size_fall, prepared
+    terminal_step_size_fall, prepared, early_refresh_every, early_until, early_refreshed
 });
 
 /// Draws after a (re)start of dual averaging whose divergences and deep trees
@@ -295,6 +304,9 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             warmup_extended: false,
             terminal_step_size_fall: T::ZERO,
             prepared: false,
+            early_refresh_every: 0,
+            early_until: 0,
+            early_refreshed: false,
         })
     }
 
@@ -343,6 +355,9 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         self.warmup_extended = false;
         self.terminal_step_size_fall = T::ZERO;
         self.prepared = false;
+        self.early_refresh_every = 0;
+        self.early_until = 0;
+        self.early_refreshed = false;
         Ok(())
     }
 
@@ -418,6 +433,17 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         }
         self.jitter = jitter;
         Ok(())
+    }
+
+    /// In the initial buffer of a chain that starts where it was (no
+    /// optimisation, or one that refused what it reached, as in a centred
+    /// hierarchy), set the metric every `every` draws from the latest draws
+    /// ([`MetricEstimator::refresh_early`]; 0, the default: never), instead
+    /// of keeping the first guess 1/|∂ᵢU| at the start until the first slow
+    /// window ends. The first refresh that changes the metric restarts dual
+    /// averaging from a step size found for it. Call before the first draw.
+    pub fn set_early_refresh(&mut self, every: u64) {
+        self.early_refresh_every = every;
     }
 
     /// Ends the warm-up early once `windows` consecutive slow windows have kept
@@ -523,6 +549,25 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             self.terminal_step_size_fall = (T::ONE - w) * self.terminal_step_size_fall + w * fall;
         } else {
             self.terminal_step_size_fall = T::ZERO;
+        }
+        if draw < self.early_until {
+            let nuts = &self.nuts;
+            self.estimator
+                .observe_early(nuts.position(), nuts.gradient());
+            if draw % self.early_refresh_every == 0
+                && self.estimator.refresh_early(self.nuts.metric_mut())
+                    == Ok(MetricChange::Replaced)
+                && !self.early_refreshed
+            {
+                // The first metric from draws: a step size for it, as at a
+                // window end; later refreshes keep dual averaging going.
+                self.early_refreshed = true;
+                let _ = self.nuts.set_step_size(next);
+                let (eps, evaluations) = self.nuts.find_reasonable_step_size(target, rng);
+                self.warmup_gradient_evaluations += evaluations as u64;
+                next = eps;
+                let _ = self.dual.restart(next);
+            }
         }
         // The estimator borrows the state in place: copies of position and
         // gradient would cost 2·D numbers of stack each (16 KB at D = 1000).
@@ -659,6 +704,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         let n = self.nuts.dimension();
         crate::random::fill_standard_normal(rng, &mut normals[..n]);
         let position = *self.nuts.position();
+        let mut stayed = true;
         if let Some((start, evaluations)) = self.estimator.initialize_by_optimization(
             target,
             &position,
@@ -666,7 +712,11 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             self.nuts.metric_mut(),
         ) {
             self.warmup_gradient_evaluations += evaluations as u64 + 1;
+            stayed = start == position;
             let _ = self.nuts.set_position(&start, target);
+        }
+        if stayed && self.early_refresh_every > 0 {
+            self.early_until = self.schedule.initial_buffer() + 1;
         }
     }
 
