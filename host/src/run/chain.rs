@@ -26,9 +26,9 @@ use super::samplers::{
     AmagoldChain, ChainSampler, ENSEMBLE_MEMORY, ENSEMBLE_WALKERS, NutsChain, Sweep, sg_metric,
 };
 use super::{
-    DIVERGENCE_TARGET_ACCEPTANCE, MetricKind, NUTS_NO_OPTIMUM_COVARIANCE_BUCKET,
-    NUTS_WINDOW_COVARIANCE_MEMORY, RunError, RunSettings, SamplerKind, StopReason, chain_seed,
-    nuts_dimension,
+    DIVERGENCE_TARGET_ACCEPTANCE, MetricKind, NUTS_EARLY_REFRESH,
+    NUTS_NO_OPTIMUM_COVARIANCE_BUCKET, NUTS_WINDOW_COVARIANCE_MEMORY, RunError, RunSettings,
+    SamplerKind, StopReason, chain_seed, nuts_dimension,
 };
 use crate::draws::{ChainDraws, ChainRestart, RunDraws};
 use crate::model::{Model, ModelRng, PaddedModel};
@@ -557,6 +557,7 @@ where
     chain.set_target_acceptance(s.target_acceptance_for(job.kind))?;
     chain.set_acceptance_statistic(AcceptanceStatistic::Symmetric);
     chain.set_early_end(s.early_end_for());
+    chain.set_early_refresh(NUTS_EARLY_REFRESH);
     chain.set_divergence_target(Some(DIVERGENCE_TARGET_ACCEPTANCE))?;
     if warmup > 0 {
         chain.set_jitter(STEP_SIZE_JITTER)?;

@@ -90,7 +90,7 @@ pub use samplers::{ENSEMBLE_MEMORY, ENSEMBLE_WALKERS};
 pub use settings::{
     DEFAULT_MAX_TREE_DEPTH, DEFAULT_NUTS_EARLY_END, DEFAULT_NUTS_METRIC,
     DIVERGENCE_TARGET_ACCEPTANCE, HAMCMC_MEMORY_SIZES, LP_AUTO_MAX_DATA, LpMode, MAX_QNHMC_MEMORY,
-    MAX_TREE_DEPTH, RunSettings, chain_seed, default_step_size, default_warmup,
+    MAX_TREE_DEPTH, NUTS_EARLY_REFRESH, RunSettings, chain_seed, default_step_size, default_warmup,
 };
 pub use stop::{StopFlag, StopReason};
 

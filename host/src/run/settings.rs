@@ -161,6 +161,20 @@ pub const MAX_TREE_DEPTH: u32 = 30;
 /// its warm-up early (docs/NUTS.md, "Early end").
 pub const DEFAULT_NUTS_EARLY_END: u32 = 2;
 
+/// NUTS: a chain that starts where it was (the L-BFGS start refused what it
+/// reached, as in a centred hierarchy's neck) sets its metric from its last
+/// 10 draws at draws 10 and 20 of the initial buffer
+/// (`AdaptiveNuts::set_early_refresh`), instead of sampling the first 50
+/// draws on the gradient-scaled guess 1/|∂ᵢU| at its start. On the
+/// hierarchical suite (docs/HIERARCHICAL.md), seeds 1–40, ESS per gradient
+/// including warm-up against the same build without it: 1.09× overall,
+/// every target ≥ 1.00×, warm-up gradients per run 27.4 k → 20.5 k on
+/// radon-centered. Refreshing every draw, or every 10 draws through the
+/// first window too, lost on the funnel (0.67–0.75×) or the hierarchical
+/// logistic regression (0.62–0.76×) on seeds 1–20
+/// (docs/journal/2026-12-01-early-metric-refresh.md).
+pub const NUTS_EARLY_REFRESH: u64 = 10;
+
 /// NUTS: the target acceptance of the warm-up's terminal buffer when the last
 /// slow window diverged (`AdaptiveNuts::set_divergence_target`; a larger
 /// `--target-acceptance` wins). On posteriordb's gp_pois_regr, 10 seeds: the
