@@ -554,7 +554,9 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             let nuts = &self.nuts;
             self.estimator
                 .observe_early(nuts.position(), nuts.gradient());
-            if draw % self.early_refresh_every == 0
+            // `checked_rem`: a period set to 0 after the start stops the
+            // refreshes instead of dividing by zero.
+            if draw.checked_rem(self.early_refresh_every) == Some(0)
                 && self.estimator.refresh_early(self.nuts.metric_mut())
                     == Ok(MetricChange::Replaced)
                 && !self.early_refreshed

@@ -647,3 +647,40 @@ fn early_refreshes_replace_the_first_guess_in_the_initial_buffer() {
     // Nothing before the first refresh.
     assert_eq!(base_after(9, 10), [1.0, 1.0, 2.0]);
 }
+
+/// `set_early_refresh(0)` after the start has armed the refreshes stops
+/// them (no division by zero): the metric keeps the draw-10 refresh, and
+/// the chain goes on through its warm-up.
+#[test]
+fn early_refresh_turned_off_mid_buffer_stops_without_panicking() {
+    type Chain = AdaptiveNuts<f64, 3, LbfgsEstimator<f64, 3, 4>>;
+    let estimator = LbfgsEstimator::new(0.1).unwrap().with_optimization(false);
+    let mut chain = Chain::new(
+        NutsSettings::new(0.5),
+        WarmupSchedule::after_optimization(100).unwrap(),
+        LbfgsMetric::identity(),
+        estimator,
+        [0.01, 1.0, 50.0],
+        &ThreeScales,
+    )
+    .unwrap();
+    chain.set_early_refresh(10);
+    let mut rng = XorShiftRng::seed_from_u64(3);
+    for _ in 0..12 {
+        chain.step(&ThreeScales, &mut rng);
+    }
+    let refreshed = *chain.sampler().metric().base();
+    assert_ne!(refreshed, [1.0, 1.0, 2.0], "refreshed at draw 10");
+    chain.set_early_refresh(0);
+    for _ in 0..10 {
+        chain.step(&ThreeScales, &mut rng);
+    }
+    assert_eq!(
+        *chain.sampler().metric().base(),
+        refreshed,
+        "no refresh at draw 20"
+    );
+    while chain.is_warming_up() {
+        chain.step(&ThreeScales, &mut rng);
+    }
+}
