@@ -27,8 +27,16 @@ pub struct ChainDraws {
     /// `divergent__`: the transition diverged or hit a non-finite value.
     pub divergent: Vec<bool>,
     /// Reported quantities, row-major: draw `i`, quantity `j` at
-    /// `i * names.len() + j` (the names live in [`RunDraws::names`]).
+    /// `(i - values_from_row) * names.len() + j` (the names live in
+    /// [`RunDraws::names`]).
     pub values: Vec<f64>,
+    /// The first kept draw whose values [`values`](Self::values) holds: 0,
+    /// unless a [`DrawSink`](crate::run::DrawSink) that keeps the values
+    /// took them as they came (`qnmc run`: [`ValueSpills`](crate::output::ValueSpills)),
+    /// so that a run's memory does not grow with its draws; the earlier
+    /// draws' values are then read from the sink's files
+    /// ([`DrawValues`](crate::draw_values::DrawValues)).
+    pub values_from_row: usize,
     /// Warm-up iterations run (`--warmup`, or fewer when NUTS ended its
     /// warm-up early or the run was interrupted in it).
     pub warmup_draws: u64,
@@ -181,6 +189,7 @@ impl ChainDraws {
     /// is the number of reported quantities.
     pub fn truncate(&mut self, n: usize, quantities: usize) {
         let n = n.min(self.len());
+        self.values_from_row = self.values_from_row.min(n);
         self.lp.truncate(n);
         self.accept_stat.truncate(n);
         self.step_size.truncate(n);
@@ -188,10 +197,14 @@ impl ChainDraws {
         self.divergent.truncate(n);
         self.tree_depth.truncate(n);
         self.energy.truncate(n);
-        self.values.truncate(n * quantities);
+        self.values
+            .truncate((n - self.values_from_row) * quantities);
     }
 
-    /// Draws of quantity `j` (`quantities` = number of reported quantities).
+    /// Draws of quantity `j` (`quantities` = number of reported quantities)
+    /// held in [`values`](Self::values): every kept draw's unless a sink
+    /// kept them ([`values_from_row`](Self::values_from_row); read those
+    /// with [`DrawValues`](crate::draw_values::DrawValues)).
     pub fn column(&self, j: usize, quantities: usize) -> Vec<f64> {
         self.values
             .iter()

@@ -13,6 +13,7 @@ pub mod chart;
 pub mod cli;
 pub mod demo;
 pub mod diagnostics;
+pub mod draw_values;
 pub mod draws;
 pub mod fit;
 pub mod input;

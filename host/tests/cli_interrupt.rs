@@ -184,8 +184,8 @@ fn sigterm_exits_with_143() {
 }
 
 /// A run killed outright (SIGKILL: no handler runs) leaves the draws its
-/// chains had written: each chain's file grows while the chain draws, in
-/// whole lines, and reads as CmdStan CSV up to where it stopped. The folder
+/// chains had written: each chain's file grows while the chain draws, and
+/// reads as CmdStan CSV up to its last whole line. The folder
 /// stays marked INCOMPLETE, and the next run into it without --force is
 /// refused, naming the chain files.
 #[test]
@@ -202,8 +202,15 @@ fn a_killed_run_leaves_the_draws_written_so_far() {
     assert_eq!(output.status.code(), None, "killed by a signal");
     for chain in 1..=2 {
         let text = std::fs::read_to_string(out.join(format!("chain_{chain}.csv"))).unwrap();
-        assert!(text.ends_with('\n'), "chain {chain} ends in a whole line");
-        let file = read_cmdstan_csv(&text).unwrap();
+        // A kill inside a write may cut its last line short (Linux stops
+        // copying a write at a page boundary once the process has a fatal
+        // signal); every line before is whole.
+        let whole = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+        assert!(
+            text.len() - whole.len() < 4096,
+            "chain {chain}: one cut line at most"
+        );
+        let file = read_cmdstan_csv(whole).unwrap();
         assert!(file.rows() >= 1, "chain {chain} wrote its first draws");
         assert!(file.rows() < 2_000_000);
         assert!(file.column("x.10").unwrap().iter().all(|v| v.is_finite()));

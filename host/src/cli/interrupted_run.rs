@@ -7,8 +7,8 @@ use super::run_command::report_health;
 use crate::draws::{Interruption, RunDraws};
 use crate::model::KnownPosterior;
 use crate::output::{
-    OutputDir, SUMMARY_JSON_FILE, SUMMARY_TEXT_FILE, chain_file_name, cmdstan_csv, summarize_run,
-    summary_json_with, summary_table_with,
+    OutputDir, RunValues, SUMMARY_JSON_FILE, SUMMARY_TEXT_FILE, chain_file_name,
+    summarize_run_from, summary_json_with, summary_table_with, write_chain_csv,
 };
 
 /// Writes, with `output`, every chain's CmdStan CSV (all its kept draws; a
@@ -26,9 +26,10 @@ pub(crate) fn conclude(
     interruption: &Interruption,
     known: Option<&KnownPosterior>,
     output: Option<OutputDir>,
+    values: &RunValues<'_>,
 ) -> CliError {
     let folder = output.as_ref().map(|dir| dir.path().to_path_buf());
-    match report_and_write(draws, interruption, known, output) {
+    match report_and_write(draws, interruption, known, output, values) {
         Ok(()) => CliError::Interrupted {
             interruption: interruption.clone(),
             folder,
@@ -42,15 +43,17 @@ fn report_and_write(
     interruption: &Interruption,
     known: Option<&KnownPosterior>,
     dir: Option<OutputDir>,
+    values: &RunValues<'_>,
 ) -> Result<(), CliError> {
     // Each chain's file, streamed as it drew, is rewritten whole: its
-    // header says how many draws it holds and why it stopped.
+    // header says how many draws it holds and why it stopped. The values
+    // come from the spill a row at a time.
     if let Some(dir) = &dir {
         for (k, chain) in draws.chains.iter().enumerate() {
-            dir.rewrite_streamed(
-                &chain_file_name(chain.chain_id),
-                cmdstan_csv(&draws, k).as_bytes(),
-            )?;
+            dir.rewrite_streamed_lines(&chain_file_name(chain.chain_id), |line| {
+                let mut line = line;
+                write_chain_csv(&mut line, &draws, k, values)
+            })?;
         }
     }
     // The draws as the diagnostics can take them (in place: they may be
@@ -64,7 +67,7 @@ fn report_and_write(
             interruption.describe()
         );
     } else {
-        let summary = summarize_run(&draws, known);
+        let summary = summarize_run_from(&draws, values, known)?;
         let table = summary_table_with(&draws, known, &summary);
         print!("{table}");
         report_health(&draws, &summary);

@@ -16,13 +16,14 @@ use super::applicability::{model_option_error, sampler_option_error, target_opti
 use super::args::{OutputArgs, RunArgs, SamplerArgs, TargetArgs};
 use super::plot_command::shell_word;
 use super::{CliError, build_target, run_settings};
+use crate::draw_values::hold_in_memory;
 use crate::draws::RunDraws;
 use crate::fit::{Sampling, run_progress};
 use crate::model::{KnownPosterior, Model};
 use crate::output::{
-    ChainCsvFiles, OutputDir, PlotSelection, RunHealth, RunSummary, assess_run, summarize_run,
-    summary_table_with, write_model_files, write_run_files_after_chains,
-    write_run_files_summarized,
+    ChainCsvFiles, OutputDir, PlotSelection, RunHealth, RunSummary, RunValues, ValueSpills,
+    assess_run, summarize_run_from, summary_table_with, write_model_files_from,
+    write_run_files_after_chains, write_run_files_summarized,
 };
 use crate::run::{DrawSink, PilotLengths, refused_defaults};
 use crate::stan::StanModel;
@@ -185,19 +186,21 @@ pub(crate) fn write_run_plotting(
 ) -> Result<(), CliError> {
     let dir = OutputDir::create(path, force)?;
     write_run_files_summarized(draws, known, &dir, plots, summary)?;
-    finish_run_folder(dir, draws, model, usable)
+    finish_run_folder(dir, draws, &RunValues::InMemory, model, usable)
 }
 
-/// Writes the model's files into `dir` (given the `model`), marks the
+/// Writes the model's files into `dir` (given the `model`; the values read
+/// from `values`), marks the
 /// folder finished (unusable unless `usable`) and says so.
 fn finish_run_folder(
     dir: OutputDir,
     draws: &RunDraws,
+    values: &RunValues<'_>,
     model: Option<&dyn Model>,
     usable: bool,
 ) -> Result<(), CliError> {
     if let Some(model) = model {
-        write_model_files(model, draws, &dir)?;
+        write_model_files_from(model, draws, values, &dir)?;
     }
     let path = dir.path().to_path_buf();
     if usable {
@@ -242,17 +245,37 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         Some(path) => Some(OutputDir::create(path, args.output.force)?),
         None => None,
     };
-    let files = dir.as_ref().map(ChainCsvFiles::new);
-    let sampled = sample_into(
-        model.as_ref(),
-        &args.sampler,
-        args.output.quiet,
-        files.as_ref().map(|f| f as &dyn DrawSink),
-    );
-    let draws = match sampled {
+    // Each chain's values go to a scratch file as they are drawn (in the
+    // output folder, else in the system's temporary folder) and leave
+    // memory: the summaries read them back a block of columns at a time.
+    // Without a scratch folder the run keeps them in memory.
+    let spills = match &dir {
+        Some(dir) => Some(ValueSpills::beside(dir)?),
+        None => ValueSpills::temporary().ok(),
+    };
+    let values = spills
+        .as_ref()
+        .map_or(RunValues::InMemory, RunValues::Spilled);
+    let sampled = {
+        let files = dir.as_ref().map(ChainCsvFiles::new);
+        let sink: Option<Box<dyn DrawSink + '_>> = match (files, &spills) {
+            (Some(files), Some(spills)) => Some(Box::new((files, spills))),
+            (Some(files), None) => Some(Box::new(files)),
+            (None, Some(spills)) => Some(Box::new(spills)),
+            (None, None) => None,
+        };
+        sample_into(
+            model.as_ref(),
+            &args.sampler,
+            args.output.quiet,
+            sink.as_deref(),
+        )
+    };
+    let mut draws = match sampled {
         Ok(draws) => draws,
         Err(e) => {
             // Nothing drawn was written: the folder goes as it came.
+            drop(spills);
             if let Some(dir) = dir {
                 let _ = dir.abandon();
             }
@@ -266,16 +289,21 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             &interruption,
             known.as_ref(),
             dir,
+            &values,
         ));
     }
     // The diagnostics of every quantity, computed once for the printed
     // summary, the health checks and the files.
-    let summary = summarize_run(&draws, known.as_ref());
+    let summary = summarize_run_from(&draws, &values, known.as_ref())?;
     print!("{}", summary_table_with(&draws, known.as_ref(), &summary));
     let health = report_health(&draws, &summary);
     if let (Some(path), Some(dir)) = (output, dir) {
+        if plots != PlotSelection::None {
+            // The charts take their quantities' draws from memory.
+            hold_in_memory(&mut draws, &values)?;
+        }
         write_run_files_after_chains(&draws, known.as_ref(), &dir, &plots, &summary)?;
-        finish_run_folder(dir, &draws, Some(model.as_ref()), health.usable())?;
+        finish_run_folder(dir, &draws, &values, Some(model.as_ref()), health.usable())?;
         if args.plot.is_empty() {
             eprintln!(
                 "draw the charts with: qnmc plot {}",

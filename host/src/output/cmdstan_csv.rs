@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 
 use super::float_text;
+use crate::draw_values::{DrawValues, InMemory, infallible};
 use crate::draws::{AdaptedMetric, ChainDraws, MAX_WRITTEN_METRIC_DIMENSION, RunDraws};
 
 /// CmdStan's NUTS sampler columns, in CmdStan's order. A file has these
@@ -148,30 +149,45 @@ pub(crate) fn columns_with(depths: bool, energies: bool) -> Vec<&'static str> {
 /// assert_eq!(back.column("w.1").unwrap(), vec![0.5, -0.125]);
 /// ```
 pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
-    let chain = &run.chains[chain_index];
     let mut out = String::new();
     let mut line = |text: &str| {
         out.push_str(text);
         out.push('\n');
     };
-    let columns = sampler_columns(run);
-    csv_head(
-        &mut line,
-        run,
-        chain,
-        chain.len(),
-        run.chains.len(),
-        &columns,
-    );
-    write_rows(
-        &mut line,
-        &columns,
-        run.names.len(),
-        kept_rows(chain),
-        0..chain.len(),
-    );
-    csv_trailer(&mut line, chain);
+    infallible(write_chain_csv(&mut line, run, chain_index, &InMemory));
     out
+}
+
+/// [`cmdstan_csv`] line by line into `line`, the values of the kept draws
+/// read from `values` one row at a time (an interrupted run's chain file,
+/// rewritten from its spill without holding the chain's values).
+pub(crate) fn write_chain_csv<V: DrawValues>(
+    line: &mut impl FnMut(&str),
+    run: &RunDraws,
+    chain_index: usize,
+    values: &V,
+) -> Result<(), V::Error> {
+    let Some(chain) = run.chains.get(chain_index) else {
+        return Ok(());
+    };
+    let columns = sampler_columns(run);
+    let quantities = run.names.len();
+    csv_head(line, run, chain, chain.len(), run.chains.len(), &columns);
+    let mut i = 0;
+    values.for_each_row(run, chain_index, &mut |row| {
+        let rows = Rows {
+            values: row,
+            first_value_row: i,
+            ..kept_rows(chain)
+        };
+        write_rows(line, &columns, quantities, rows, i..i + 1);
+        i += 1;
+    })?;
+    // Draws without values (none, unless the values are fewer than the
+    // draws) are written with NaN, as before.
+    write_rows(line, &columns, quantities, kept_rows(chain), i..chain.len());
+    csv_trailer(line, chain);
+    Ok(())
 }
 
 /// Everything of a chain's file before its kept draws: the comment lines
@@ -264,6 +280,7 @@ pub(crate) fn csv_head(
         divergent: &saved.divergent,
         energy: &saved.energy,
         values: &saved.values,
+        first_value_row: 0,
     };
     write_rows(
         line,
@@ -288,6 +305,7 @@ pub(crate) fn kept_rows(chain: &ChainDraws) -> Rows<'_> {
         divergent: &chain.divergent,
         energy: &chain.energy,
         values: &chain.values,
+        first_value_row: chain.values_from_row,
     }
 }
 
@@ -321,6 +339,8 @@ pub(crate) struct Rows<'a> {
     divergent: &'a [bool],
     energy: &'a [f64],
     values: &'a [f64],
+    /// The row `values` starts with ([`ChainDraws::values_from_row`]).
+    first_value_row: usize,
 }
 
 /// One CSV line per draw of `rows` in `range`: the sampler `columns`, then
@@ -360,11 +380,11 @@ pub(crate) fn write_rows(
                 _ => row.push_str(&stat(rows.energy.get(i))),
             }
         }
+        let held = i.checked_sub(rows.first_value_row).map(|r| r * quantities);
         for j in 0..quantities {
             row.push(',');
             row.push_str(&float_text(
-                rows.values
-                    .get(i * quantities + j)
+                held.and_then(|start| rows.values.get(start + j))
                     .copied()
                     .unwrap_or(f64::NAN),
             ));
@@ -518,6 +538,7 @@ mod tests {
                     n_leapfrog: vec![10, 10, 7],
                     divergent: vec![false, false, true],
                     values,
+                    values_from_row: 0,
                     warmup_draws: 500,
                     warmup_seconds: 1.23456,
                     lp_seconds: 0.0,

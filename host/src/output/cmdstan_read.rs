@@ -272,6 +272,7 @@ pub fn run_draws_from_cmdstan(files: &[CmdStanDraws]) -> Result<RunDraws, String
                 .map(|&v| v != 0.0)
                 .collect(),
             values,
+            values_from_row: 0,
             warmup_draws: file
                 .metadata("num_warmup")
                 .and_then(|v| v.parse().ok())

@@ -128,3 +128,12 @@ impl std::error::Error for OutputError {
         }
     }
 }
+
+/// What cannot fail ([`InMemory`](crate::draw_values::InMemory)'s reads)
+/// fails as an output error, so that one function serves values in memory
+/// and values read from files.
+impl From<std::convert::Infallible> for OutputError {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
+}

@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::{OutputDir, OutputError, float_text};
 use crate::diagnostics::{available_threads, parallel_map, summarize};
+use crate::draw_values::{DrawValues, InMemory, block_quantities, infallible};
 use crate::draws::RunDraws;
 use crate::model::{Model, OriginalScale};
 
@@ -50,6 +51,16 @@ pub fn model_json(model: &dyn Model, run: &RunDraws) -> Option<String> {
 /// The rows are computed on all cores ([`parallel_map`]), with the numbers of
 /// a sequential computation.
 pub fn coefficient_table(run: &RunDraws, scale: &OriginalScale) -> String {
+    infallible(coefficient_table_from(run, &InMemory, scale))
+}
+
+/// [`coefficient_table`] with the values read from `values`, a block of
+/// columns at a time.
+pub fn coefficient_table_from<V: DrawValues>(
+    run: &RunDraws,
+    values: &V,
+    scale: &OriginalScale,
+) -> Result<String, V::Error> {
     let row = |name: &str, which: &str, chains: &[Vec<f64>]| {
         let slices: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
         let s = summarize(&slices);
@@ -63,27 +74,34 @@ pub fn coefficient_table(run: &RunDraws, scale: &OriginalScale) -> String {
             cells.join(",")
         )
     };
+    let threads = available_threads();
     let quantities = run.names.len();
-    let rows = parallel_map(quantities + scale.names.len(), available_threads(), |t| {
-        if t < quantities {
-            return row(&run.names[t], "sampled", &run.chains_of(t));
-        }
-        let i = t - quantities;
-        let chains: Vec<Vec<f64>> = run
-            .chains
-            .iter()
-            .map(|c| {
-                c.values
-                    .chunks(quantities.max(1))
-                    .map(|w| scale.rows[i].iter().zip(w).map(|(a, x)| a * x).sum::<f64>())
-                    .collect()
-            })
-            .collect();
-        row(&scale.names[i], "original", &chains)
-    });
     let mut out = String::from("name,scale,mean,sd,q5,q50,q95,ess_bulk,r_hat\n");
-    out.extend(rows);
-    out
+    let all: Vec<usize> = (0..quantities).collect();
+    for which in all.chunks(block_quantities(run)) {
+        let columns = values.columns(run, which)?;
+        out.extend(parallel_map(which.len(), threads, |i| {
+            row(&run.names[which[i]], "sampled", &columns[i])
+        }));
+    }
+    // original[i][k]: coefficient i at chain k's kept draws.
+    let mut original: Vec<Vec<Vec<f64>>> =
+        vec![Vec::with_capacity(run.chains.len()); scale.names.len()];
+    for k in 0..run.chains.len() {
+        let mut draws: Vec<Vec<f64>> = vec![Vec::new(); scale.names.len()];
+        values.for_each_row(run, k, &mut |w| {
+            for (coefficient, a) in draws.iter_mut().zip(&scale.rows) {
+                coefficient.push(a.iter().zip(w).map(|(a, x)| a * x).sum::<f64>());
+            }
+        })?;
+        for (i, d) in draws.into_iter().enumerate() {
+            original[i].push(d);
+        }
+    }
+    out.extend(parallel_map(scale.names.len(), threads, |i| {
+        row(&scale.names[i], "original", &original[i])
+    }));
+    Ok(out)
 }
 
 /// Writes `model.json` and `coefficients.csv` where `model` has them; returns
@@ -93,12 +111,23 @@ pub fn write_model_files(
     run: &RunDraws,
     dir: &OutputDir,
 ) -> Result<Vec<PathBuf>, OutputError> {
+    write_model_files_from(model, run, &InMemory, dir)
+}
+
+/// [`write_model_files`] with the values read from `values`.
+pub fn write_model_files_from<V: DrawValues<Error = E>, E: Into<OutputError>>(
+    model: &dyn Model,
+    run: &RunDraws,
+    values: &V,
+    dir: &OutputDir,
+) -> Result<Vec<PathBuf>, OutputError> {
     let mut written = Vec::new();
     if let Some(text) = model_json(model, run) {
         written.push(dir.write(MODEL_JSON_FILE, text.as_bytes())?);
     }
     if let Some(scale) = model.original_scale() {
-        written.push(dir.write(COEFFICIENTS_FILE, coefficient_table(run, &scale).as_bytes())?);
+        let table = coefficient_table_from(run, values, &scale).map_err(Into::into)?;
+        written.push(dir.write(COEFFICIENTS_FILE, table.as_bytes())?);
     }
     Ok(written)
 }

@@ -251,6 +251,15 @@ impl OutputDir {
             .clone()
     }
 
+    /// Whether `file_name` was written (or streamed) into the folder.
+    fn listed(&self, file_name: &str) -> bool {
+        self.written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(|n| n == file_name)
+    }
+
     /// The folder.
     pub fn path(&self) -> &Path {
         &self.path
@@ -300,13 +309,38 @@ impl OutputDir {
         contents: &[u8],
         replace: bool,
     ) -> Result<(), OutputError> {
+        self.write_into_place_with(file_name, target, replace, |file, temporary| {
+            file.write_all(contents)
+                .map_err(|e| OutputError::io(temporary, "write", e))
+        })
+    }
+
+    /// [`write_into_place`](Self::write_into_place) with the contents
+    /// written by `fill` into the temporary file (its path given for
+    /// errors).
+    fn write_into_place_with(
+        &self,
+        file_name: &str,
+        target: &Path,
+        replace: bool,
+        fill: impl FnOnce(&mut std::io::BufWriter<fs::File>, &Path) -> Result<(), OutputError>,
+    ) -> Result<(), OutputError> {
         let temporary = self.path.join(format!(
             ".{file_name}.{}-{}.tmp",
             std::process::id(),
             TEMPORARY_COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
-        let written = write_and_sync(&temporary, contents)
+        let written = fs::File::create(&temporary)
             .map_err(|e| OutputError::io(&temporary, "write", e))
+            .and_then(|file| {
+                let mut file = std::io::BufWriter::with_capacity(1 << 16, file);
+                fill(&mut file, &temporary)?;
+                let file = file
+                    .into_inner()
+                    .map_err(|e| OutputError::io(&temporary, "write", e.into_error()))?;
+                file.sync_all()
+                    .map_err(|e| OutputError::io(&temporary, "write", e))
+            })
             .and_then(|()| self.move_into_place(&temporary, target, replace));
         if written.is_err() {
             let _ = fs::remove_file(&temporary);
@@ -351,17 +385,47 @@ impl OutputDir {
         file_name: &str,
         contents: &[u8],
     ) -> Result<PathBuf, OutputError> {
-        let streamed = self
-            .written
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .iter()
-            .any(|n| n == file_name);
+        let streamed = self.listed(file_name);
         if !streamed {
             return self.write(file_name, contents);
         }
         let target = self.path.join(file_name);
         self.write_into_place(file_name, &target, contents, true)?;
+        Ok(target)
+    }
+
+    /// [`rewrite_streamed`](Self::rewrite_streamed) of a file this run
+    /// streamed, its lines given one by one to the writer `fill` receives,
+    /// so that a large file is never held in memory whole.
+    pub fn rewrite_streamed_lines<E: Into<OutputError>>(
+        &self,
+        file_name: &str,
+        fill: impl FnOnce(&mut dyn FnMut(&str)) -> Result<(), E>,
+    ) -> Result<PathBuf, OutputError> {
+        let streamed = self.listed(file_name);
+        let (target, replace) = self.target_of(file_name)?;
+        if !streamed && !replace && fs::symlink_metadata(&target).is_ok() {
+            return Err(OutputError::FileExists { path: target });
+        }
+        self.write_into_place_with(
+            file_name,
+            &target,
+            streamed || replace,
+            |file, temporary| {
+                let mut failed = None;
+                let mut line = |text: &str| {
+                    if failed.is_none() {
+                        failed = file
+                            .write_all(text.as_bytes())
+                            .and_then(|()| file.write_all(b"\n"))
+                            .err();
+                    }
+                };
+                fill(&mut line).map_err(Into::into)?;
+                failed.map_or(Ok(()), |e| Err(OutputError::io(temporary, "write", e)))
+            },
+        )?;
+        self.record(Some(file_name), self.status)?;
         Ok(target)
     }
 

@@ -35,10 +35,9 @@
 
 use serde_json::{Value, json};
 
+use super::row_facts::RowFacts;
 use super::run_summary::RunSummary;
-use crate::draws::{
-    ChainDraws, ChainRestart, Interruption, RestartReason, RunDraws, StepSizeOrigin,
-};
+use crate::draws::{ChainRestart, Interruption, RestartReason, RunDraws, StepSizeOrigin};
 use crate::run::{MAX_TREE_DEPTH, SamplerKind};
 
 /// R̂ above this is a warning.
@@ -138,36 +137,6 @@ pub fn ebfmi(energy: &[f64]) -> f64 {
     }
 }
 
-/// Whether `chain` (with `quantities` values per draw) kept more than one
-/// draw, all identical.
-pub(crate) fn never_moved(chain: &ChainDraws, quantities: usize) -> bool {
-    chain.len() > 1
-        && quantities > 0
-        && chain.values.len() >= quantities
-        && chain
-            .values
-            .chunks(quantities)
-            .all(|row| row == &chain.values[..quantities])
-}
-
-/// The longest stretch of identical consecutive kept draws of `chain` (with
-/// `quantities` values per draw): `(first draw, 0-based; length)`.
-pub(crate) fn longest_frozen_stretch(chain: &ChainDraws, quantities: usize) -> (usize, usize) {
-    if quantities == 0 || chain.values.len() < quantities {
-        return (0, 0);
-    }
-    let rows: Vec<&[f64]> = chain.values.chunks(quantities).collect();
-    let (mut best, mut start) = ((0, 1), 0);
-    for i in 1..rows.len() {
-        if rows[i] != rows[i - 1] {
-            start = i;
-        } else if i + 1 - start > best.1 {
-            best = (start, i + 1 - start);
-        }
-    }
-    best
-}
-
 /// What to do about transitions at the maximum tree depth `max`: raise it
 /// while it is below [`MAX_TREE_DEPTH`], else the metric or the model.
 fn tree_depth_advice(max: u32) -> String {
@@ -246,10 +215,9 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
     let mut health = RunHealth::default();
     let sampler = run.sampler.parse::<SamplerKind>().ok();
     let chains = run.chains.len();
-    let q = run.names.len();
 
     // Unusable.
-    for c in &run.chains {
+    for (k, c) in run.chains.iter().enumerate() {
         let n = c.len();
         if n > 0 && c.divergent.iter().all(|&d| d) {
             health.unusable.push(format!(
@@ -257,13 +225,17 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
                 c.chain_id
             ));
         }
-        if never_moved(c, q) {
+        let rows = summary.chains.get(k).map(|c| &c.rows);
+        if rows.is_some_and(|r| r.never_moved) {
             health.unusable.push(format!(
                 "chain {}: never moved (all {n} kept draws are identical)",
                 c.chain_id
             ));
-        } else {
-            let (first, length) = longest_frozen_stretch(c, q);
+        } else if let Some(&RowFacts {
+            longest_frozen: (first, length),
+            ..
+        }) = rows
+        {
             if 2 * length > n && length >= FROZEN_MIN_DRAWS {
                 health.unusable.push(format!(
                     "chain {}: stayed at one point for {length} of its {n} kept draws in a row \
@@ -286,13 +258,13 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
                 non_finite(c.lp[i]),
                 i + 1
             ));
-        } else if let Some(k) = c.values.iter().position(|v| !v.is_finite()) {
+        } else if let Some((i, j, v)) = rows.and_then(|r| r.first_non_finite) {
             health.unusable.push(format!(
                 "chain {}: {} is {} at kept draw {}",
                 c.chain_id,
-                run.names[k % q],
-                non_finite(c.values[k]),
-                k / q + 1
+                run.names.get(j).map_or("a quantity", String::as_str),
+                non_finite(v),
+                i + 1
             ));
         }
     }
@@ -301,7 +273,7 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
         health.notes.push(interruption_note(run, interruption));
     }
 
-    if let Some(separation) = super::separated_chains(run, summary) {
+    if let Some(separation) = &summary.separation {
         health.unusable.push(separation.message());
     }
 
@@ -662,13 +634,18 @@ mod tests {
         run
     }
 
+    /// The longest stay at one point of chain `k` of `run`.
+    fn frozen_stretch(run: &RunDraws, k: usize) -> (usize, usize) {
+        summarize_run(run, None).chains[k].rows.longest_frozen
+    }
+
     #[test]
     fn a_chain_frozen_for_more_than_half_its_draws_is_unusable() {
         // Eight schools (centred), --metric diag, seed 11: chain 2 stayed at
         // one point for 574 of 1000 kept draws, and the run only warned that
         // R-hat was undefined.
         let run = frozen(gaussian_run(4, 1000, 3, 2), 1, 300, 874);
-        assert_eq!(longest_frozen_stretch(&run.chains[1], 3), (300, 574));
+        assert_eq!(frozen_stretch(&run, 1), (300, 574));
         let h = health(&run);
         assert!(!h.usable(), "{h:?}");
         assert!(
@@ -686,7 +663,7 @@ mod tests {
             (FROZEN_MIN_DRAWS, 1, FROZEN_MIN_DRAWS),
         ] {
             let run = frozen(gaussian_run(4, draws, 3, 2), 1, from, to);
-            assert_eq!(longest_frozen_stretch(&run.chains[1], 3).1, to - from);
+            assert_eq!(frozen_stretch(&run, 1).1, to - from);
             let h = health(&run);
             assert!(
                 h.unusable

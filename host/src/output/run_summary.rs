@@ -1,11 +1,12 @@
 //! The numbers both summaries print: per-quantity statistics (with the truth
 //! beside them when known) and per-chain sampler statistics.
 
-use std::ops::Range;
-
+use super::row_facts::{RowFacts, RowScan};
+use super::separated_chains::{Separation, find_separation};
 use crate::diagnostics::{
     Summary, available_threads, parallel_map, summarize, summarize_with_chain_ess,
 };
+use crate::draw_values::{DrawValues, InMemory, block_quantities, infallible};
 use crate::draws::{ChainDraws, RunDraws};
 use crate::model::KnownPosterior;
 
@@ -65,6 +66,9 @@ pub struct ChainSummary {
     pub ess_per_second: f64,
     /// `min_ess_bulk` per gradient evaluation (warm-up included).
     pub ess_per_gradient: f64,
+    /// What its kept draws show row by row: whether it moved, its longest
+    /// stay at one point, its first non-finite value.
+    pub rows: RowFacts,
 }
 
 /// Everything the JSON and text summaries report about a run.
@@ -93,6 +97,9 @@ pub struct RunSummary {
     pub ess_per_second: f64,
     /// `min_ess_bulk` per gradient evaluation.
     pub ess_per_gradient: f64,
+    /// The first quantity in which the chains form groups that never met
+    /// ([`separated_chains`](super::separated_chains)), if any.
+    pub separation: Option<Separation>,
 }
 
 /// Computes the [`RunSummary`] of `run`, comparing with `known` where given.
@@ -106,33 +113,45 @@ pub struct RunSummary {
 /// [`summary_json_with`](super::summary_json_with),
 /// [`write_run_files_summarized`](super::write_run_files_summarized)).
 pub fn summarize_run(run: &RunDraws, known: Option<&KnownPosterior>) -> RunSummary {
+    infallible(summarize_run_from(run, &InMemory, known))
+}
+
+/// [`summarize_run`] with the values read from `values`: a block of
+/// [`block_quantities`] columns at a time, so that a run whose values a
+/// sink kept on disk ([`ValueSpills`](super::ValueSpills)) is summarised in
+/// memory for one block. The result is the same, bit for bit, whatever
+/// the values' source.
+pub fn summarize_run_from<V: DrawValues>(
+    run: &RunDraws,
+    values: &V,
+    known: Option<&KnownPosterior>,
+) -> Result<RunSummary, V::Error> {
     let count = run.names.len();
     let threads = available_threads();
-    let group = quantities_per_task(count, threads);
-    let tasks = count.div_ceil(group);
-    // Task t < tasks: the summaries over all chains of quantities
-    // [t·group, (t + 1)·group) and their bulk ESS in each chain alone; task
-    // `tasks`: lp__.
-    let mut per_task: Vec<Vec<(Summary, Vec<f64>)>> = parallel_map(tasks + 1, threads, |t| {
-        if t == tasks {
-            let computed = computed_lp(run);
-            let lp_slices: Vec<&[f64]> = computed.iter().map(Vec::as_slice).collect();
-            return vec![(summarize(&lp_slices), Vec::new())];
-        }
-        columns(run, t * group..((t + 1) * group).min(count))
-            .iter()
-            .map(|chains| {
-                let slices: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
-                summarize_with_chain_ess(&slices)
-            })
-            .collect()
-    });
-    let (lp, _) = per_task
-        .pop()
-        .and_then(|mut lp| lp.pop())
-        .expect("task `tasks` is lp__");
-    let per_task: Vec<(Summary, Vec<f64>)> = per_task.into_iter().flatten().collect();
-    let quantities: Vec<QuantitySummary> = per_task
+    let block = block_quantities(run);
+    let computed = computed_lp(run);
+    let lp_slices: Vec<&[f64]> = computed.iter().map(Vec::as_slice).collect();
+    let lp = summarize(&lp_slices);
+    // Each block's quantities in tasks of a few: the summaries over all
+    // chains and each quantity's bulk ESS in each chain alone.
+    let mut per_quantity: Vec<(Summary, Vec<f64>)> = Vec::with_capacity(count);
+    for start in (0..count).step_by(block) {
+        let which: Vec<usize> = (start..(start + block).min(count)).collect();
+        let columns = values.columns(run, &which)?;
+        let group = quantities_per_task(which.len(), threads);
+        let tasks = which.len().div_ceil(group);
+        let part = parallel_map(tasks, threads, |t| {
+            columns[t * group..((t + 1) * group).min(which.len())]
+                .iter()
+                .map(|chains| {
+                    let slices: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
+                    summarize_with_chain_ess(&slices)
+                })
+                .collect::<Vec<_>>()
+        });
+        per_quantity.extend(part.into_iter().flatten());
+    }
+    let quantities: Vec<QuantitySummary> = per_quantity
         .iter()
         .enumerate()
         .map(|(j, (stats, _))| QuantitySummary {
@@ -141,6 +160,14 @@ pub fn summarize_run(run: &RunDraws, known: Option<&KnownPosterior>) -> RunSumma
             stats: *stats,
         })
         .collect();
+    let mut rows = Vec::with_capacity(run.chains.len());
+    for k in 0..run.chains.len() {
+        let mut scan = RowScan::new();
+        values.for_each_row(run, k, &mut |row| scan.observe(row))?;
+        rows.push(scan.finish());
+    }
+    let rhats: Vec<f64> = quantities.iter().map(|q| q.stats.rhat).collect();
+    let separation = find_separation(run, values, lp.rhat, &rhats)?;
 
     let slowest = quantities
         .iter()
@@ -155,7 +182,7 @@ pub fn summarize_run(run: &RunDraws, known: Option<&KnownPosterior>) -> RunSumma
         .iter()
         .map(|c| c.warmup_seconds + c.sampling_seconds)
         .sum();
-    RunSummary {
+    Ok(RunSummary {
         lp,
         lp_computed: run
             .chains
@@ -165,8 +192,9 @@ pub fn summarize_run(run: &RunDraws, known: Option<&KnownPosterior>) -> RunSumma
         chains: run
             .chains
             .iter()
+            .zip(rows)
             .enumerate()
-            .map(|(k, c)| summarize_chain(c, per_task.iter().map(|(_, e)| e[k])))
+            .map(|(k, (c, rows))| summarize_chain(c, per_quantity.iter().map(|(_, e)| e[k]), rows))
             .collect(),
         quantities,
         slowest,
@@ -175,49 +203,15 @@ pub fn summarize_run(run: &RunDraws, known: Option<&KnownPosterior>) -> RunSumma
         seconds,
         ess_per_second: ratio(min_ess_bulk, seconds),
         ess_per_gradient: ratio(min_ess_bulk, gradient_evaluations as f64),
-    }
+        separation,
+    })
 }
 
-/// Quantities [`summarize_run`] gives each task: up to 16, gathered by
-/// [`columns`] in one pass over the draws, but at least 4 tasks per thread
-/// so that the work still spreads over the threads for few quantities.
+/// Quantities [`summarize_run`] gives each task: up to 16, but at least 4
+/// tasks per thread so that the work still spreads over the threads for
+/// few quantities.
 fn quantities_per_task(count: usize, threads: usize) -> usize {
     (count / (4 * threads.max(1))).clamp(1, 16)
-}
-
-/// The draws of the quantities `range`, one vector per chain each:
-/// element q is [`RunDraws::chains_of`]`(range.start + q)`.
-///
-/// The draws are stored row-major (one row of all quantities per draw), so
-/// a column is gathered with a stride of a row, one cache line (and, for
-/// a thousand quantities, one memory page) read per draw; gathering a few
-/// neighbouring columns together reads each line once for all of them.
-fn columns(run: &RunDraws, range: Range<usize>) -> Vec<Vec<Vec<f64>>> {
-    let width = run.names.len().max(1);
-    let mut out: Vec<Vec<Vec<f64>>> = range
-        .clone()
-        .map(|_| Vec::with_capacity(run.chains.len()))
-        .collect();
-    for chain in &run.chains {
-        let rows = chain.values.len().div_ceil(width);
-        let mut block: Vec<Vec<f64>> = range.clone().map(|_| vec![0.0; rows]).collect();
-        for (i, row) in chain.values.chunks(width).enumerate() {
-            let within = &row[range.start.min(row.len())..range.end.min(row.len())];
-            for (column, &v) in block.iter_mut().zip(within) {
-                column[i] = v;
-            }
-        }
-        // As `ChainDraws::column`: a last row cut short has no draw of the
-        // quantities past its end.
-        let last = chain.values.len() - (rows.max(1) - 1) * width;
-        for (j, mut column) in range.clone().zip(block) {
-            if j >= last {
-                column.pop();
-            }
-            out[j - range.start].push(column);
-        }
-    }
-    out
 }
 
 /// Each chain's `lp__` where it was computed (NaN marks a draw it was not
@@ -247,7 +241,11 @@ fn compare(stats: &Summary, known: &KnownPosterior, j: usize) -> Option<TruthCom
 }
 
 /// `chain`'s statistics, given the single-chain bulk ESS of each quantity.
-fn summarize_chain(chain: &ChainDraws, quantity_ess: impl Iterator<Item = f64>) -> ChainSummary {
+fn summarize_chain(
+    chain: &ChainDraws,
+    quantity_ess: impl Iterator<Item = f64>,
+    rows: RowFacts,
+) -> ChainSummary {
     let min_ess_bulk = quantity_ess
         .filter(|e| e.is_finite())
         .min_by(f64::total_cmp)
@@ -268,6 +266,7 @@ fn summarize_chain(chain: &ChainDraws, quantity_ess: impl Iterator<Item = f64>) 
         min_ess_bulk,
         ess_per_second: ratio(min_ess_bulk, seconds),
         ess_per_gradient: ratio(min_ess_bulk, chain.gradient_evaluations as f64),
+        rows,
     }
 }
 
@@ -312,7 +311,8 @@ mod tests {
         // A last row cut short: only its first quantities have the draw.
         r.chains[1].values.truncate(7 * 10 + 3);
         for range in [0..7, 0..1, 2..5, 6..7, 3..3] {
-            let got = columns(&r, range.clone());
+            let which: Vec<usize> = range.clone().collect();
+            let got = infallible(InMemory.columns(&r, &which));
             let expected: Vec<Vec<Vec<f64>>> = range.map(|j| r.chains_of(j)).collect();
             assert_eq!(got, expected);
         }

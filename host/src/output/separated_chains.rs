@@ -20,8 +20,8 @@
 //! the 207 that passed `qnmc check` is refused, by this rule or by the
 //! frozen-chain rule of `run_health`.
 
+use crate::draw_values::{DrawValues, InMemory, block_quantities, infallible};
 use crate::draws::RunDraws;
-use crate::output::run_summary::RunSummary;
 
 /// Lower end of a chain's central interval (5 %).
 pub const LOWER_QUANTILE: f64 = 0.05;
@@ -202,45 +202,68 @@ fn groups(chains: &[(usize, Vec<f64>)]) -> Option<Vec<ChainGroup>> {
 }
 
 /// The first quantity (`lp__`, then the reported ones in order) in which the
-/// chains of `run` form more than one group with R̂ above
-/// [`SEPARATED_RHAT`], or `None`.
-pub fn separated_chains(run: &RunDraws, summary: &RunSummary) -> Option<Separation> {
-    let q = run.names.len();
-    let finite = |v: Vec<f64>| v.into_iter().filter(|x| x.is_finite()).collect::<Vec<_>>();
-    let lp = std::iter::once((
-        "lp__".to_string(),
-        summary.lp.rhat,
-        run.chains
-            .iter()
-            .map(|c| (c.chain_id, finite(c.lp.clone())))
-            .collect::<Vec<_>>(),
-    ));
-    let quantities = (0..q).map(|j| {
-        (
-            run.names[j].clone(),
-            summary.quantities.get(j).map_or(f64::NAN, |s| s.stats.rhat),
-            run.chains
-                .iter()
-                .map(|c| {
-                    (
-                        c.chain_id,
-                        finite(c.values.iter().skip(j).step_by(q).copied().collect()),
-                    )
-                })
-                .collect::<Vec<_>>(),
-        )
-    });
-    lp.chain(quantities)
-        // NaN (a chain constant in the quantity) passes: such a chain is
-        // frozen, and if apart, the worst case of all.
-        .filter(|(_, rhat, _)| rhat.is_nan() || *rhat > SEPARATED_RHAT)
-        .find_map(|(quantity, rhat, chains)| {
-            groups(&chains).map(|groups| Separation {
-                quantity,
-                rhat,
-                groups,
-            })
+/// chains of `run` (values in memory) form more than one group with R̂ above
+/// [`SEPARATED_RHAT`], or `None`, given the R̂ of `lp__` and of each
+/// quantity. [`summarize_run`](super::summarize_run) finds it for every run
+/// ([`RunSummary::separation`](super::RunSummary::separation)).
+pub fn separated_chains(run: &RunDraws, lp_rhat: f64, rhats: &[f64]) -> Option<Separation> {
+    infallible(find_separation(run, &InMemory, lp_rhat, rhats))
+}
+
+/// [`separated_chains`] with the values read from `values`, given the R̂ of
+/// `lp__` and of each quantity: the quantities whose R̂ lets them separate
+/// the chains are read a block at a time ([`block_quantities`]).
+pub(crate) fn find_separation<V: DrawValues>(
+    run: &RunDraws,
+    values: &V,
+    lp_rhat: f64,
+    rhats: &[f64],
+) -> Result<Option<Separation>, V::Error> {
+    let finite = |v: &[f64]| {
+        v.iter()
+            .copied()
+            .filter(|x| x.is_finite())
+            .collect::<Vec<_>>()
+    };
+    // NaN (a chain constant in the quantity) passes: such a chain is
+    // frozen, and if apart, the worst case of all.
+    let may_separate = |rhat: f64| rhat.is_nan() || rhat > SEPARATED_RHAT;
+    let separation = |quantity: &str, rhat: f64, chains: &[(usize, Vec<f64>)]| {
+        groups(chains).map(|groups| Separation {
+            quantity: quantity.to_string(),
+            rhat,
+            groups,
         })
+    };
+    if may_separate(lp_rhat) {
+        let chains: Vec<(usize, Vec<f64>)> = run
+            .chains
+            .iter()
+            .map(|c| (c.chain_id, finite(&c.lp)))
+            .collect();
+        if let Some(found) = separation("lp__", lp_rhat, &chains) {
+            return Ok(Some(found));
+        }
+    }
+    let rhat_of = |j: usize| rhats.get(j).copied().unwrap_or(f64::NAN);
+    let candidates: Vec<usize> = (0..run.names.len())
+        .filter(|&j| may_separate(rhat_of(j)))
+        .collect();
+    for block in candidates.chunks(block_quantities(run)) {
+        let columns = values.columns(run, block)?;
+        for (&j, column) in block.iter().zip(columns) {
+            let chains: Vec<(usize, Vec<f64>)> = run
+                .chains
+                .iter()
+                .zip(&column)
+                .map(|(c, draws)| (c.chain_id, finite(draws)))
+                .collect();
+            if let Some(found) = separation(&run.names[j], rhat_of(j), &chains) {
+                return Ok(Some(found));
+            }
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -259,7 +282,16 @@ mod tests {
     }
 
     fn separation(run: &RunDraws) -> Option<Separation> {
-        separated_chains(run, &summarize_run(run, None))
+        let summary = summarize_run(run, None);
+        let rhats: Vec<f64> = summary.quantities.iter().map(|q| q.stats.rhat).collect();
+        let found = separated_chains(run, summary.lp.rhat, &rhats);
+        // (As text: an undefined R̂ is NaN, not equal to itself.)
+        assert_eq!(
+            format!("{found:?}"),
+            format!("{:?}", summary.separation),
+            "the summary finds the same"
+        );
+        found
     }
 
     #[test]

@@ -3,7 +3,6 @@
 
 use std::fmt::Write as _;
 
-use super::run_health::never_moved;
 use super::run_summary::{RunSummary, summarize_run};
 use crate::diagnostics::Summary;
 use crate::draws::RunDraws;
@@ -148,7 +147,7 @@ pub fn summary_table_with(
             let _ = writeln!(
                 out,
                 "no quantity has a finite bulk ESS {}",
-                no_ess_reason(run)
+                no_ess_reason(summary)
             );
         }
     }
@@ -170,17 +169,12 @@ fn lp_row(summary: &RunSummary, kept: usize, name_width: usize) -> String {
 }
 
 /// Why no quantity has a finite bulk ESS, in parentheses.
-fn no_ess_reason(run: &RunDraws) -> String {
-    let quantities = run.names.len();
-    let stuck = run
-        .chains
-        .iter()
-        .filter(|c| never_moved(c, quantities))
-        .count();
-    if stuck > 0 && stuck == run.chains.len() {
+fn no_ess_reason(summary: &RunSummary) -> String {
+    let stuck = summary.chains.iter().filter(|c| c.rows.never_moved).count();
+    if stuck > 0 && stuck == summary.chains.len() {
         "(the chains did not move: each kept one draw throughout)".into()
     } else if stuck > 0 {
-        format!("({stuck} of {} chains did not move)", run.chains.len())
+        format!("({stuck} of {} chains did not move)", summary.chains.len())
     } else {
         "(too few draws?)".into()
     }

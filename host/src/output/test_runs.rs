@@ -39,6 +39,7 @@ pub(crate) fn gaussian_run(chains: usize, draws: usize, quantities: usize, seed:
                 n_leapfrog: vec![10; draws],
                 divergent,
                 values,
+                values_from_row: 0,
                 warmup_draws: 100,
                 warmup_seconds: 0.5,
                 lp_seconds: 0.0,

@@ -719,8 +719,13 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
 
     let quantities = job.model.output_names().len();
     let n = job.model.dimension();
+    // A sink that keeps the values takes each kept draw's, and the chain
+    // drops them: its memory does not grow with its draws.
+    let sink_keeps_values = job.sink.is_some_and(|to| to.sink.keeps_values());
     chain.lp.reserve(s.draws);
-    chain.values.reserve(s.draws * quantities);
+    if !sink_keeps_values {
+        chain.values.reserve(s.draws * quantities);
+    }
     let mut row = vec![0.0; quantities];
     let mut gradient = qnmc::in_place::zeroed_box::<[f64; D]>();
     let moved = target.moved_dimension();
@@ -851,6 +856,10 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
             chain.values.extend_from_slice(&row);
             if let Some(sink) = sink.as_mut() {
                 sink.kept(chain).map_err(|e| sink_error(job, e))?;
+                if sink_keeps_values {
+                    chain.values.clear();
+                    chain.values_from_row = chain.len();
+                }
             }
         }
         iteration += 1;

@@ -21,6 +21,65 @@ pub trait DrawSink: Sync {
         settings: &RunSettings,
         chain: &ChainDraws,
     ) -> Result<Box<dyn ChainSink>, SinkError>;
+
+    /// Whether the sink keeps the values of the draws it is given, so that
+    /// a chain may drop them from memory once given
+    /// ([`ChainDraws::values_from_row`]); `false` unless it says so.
+    fn keeps_values(&self) -> bool {
+        false
+    }
+}
+
+/// A borrowed sink is a sink.
+impl<T: DrawSink + ?Sized> DrawSink for &T {
+    fn open_chain(
+        &self,
+        run: &RunDraws,
+        settings: &RunSettings,
+        chain: &ChainDraws,
+    ) -> Result<Box<dyn ChainSink>, SinkError> {
+        (**self).open_chain(run, settings, chain)
+    }
+
+    fn keeps_values(&self) -> bool {
+        (**self).keeps_values()
+    }
+}
+
+/// Both sinks take every chain's draws (`qnmc run --output`: the chain
+/// files and the values' spill); the values are kept if either keeps them.
+impl<A: DrawSink, B: DrawSink> DrawSink for (A, B) {
+    fn open_chain(
+        &self,
+        run: &RunDraws,
+        settings: &RunSettings,
+        chain: &ChainDraws,
+    ) -> Result<Box<dyn ChainSink>, SinkError> {
+        Ok(Box::new(BothChainSinks(
+            self.0.open_chain(run, settings, chain)?,
+            self.1.open_chain(run, settings, chain)?,
+        )))
+    }
+
+    fn keeps_values(&self) -> bool {
+        self.0.keeps_values() || self.1.keeps_values()
+    }
+}
+
+/// One chain's sinks of a pair of [`DrawSink`]s, in order.
+struct BothChainSinks(Box<dyn ChainSink>, Box<dyn ChainSink>);
+
+impl ChainSink for BothChainSinks {
+    fn kept(&mut self, chain: &ChainDraws) -> Result<(), SinkError> {
+        self.0.kept(chain)?;
+        self.1.kept(chain)
+    }
+
+    fn finished(self: Box<Self>, chain: &ChainDraws) -> Result<(), SinkError> {
+        let first = self.0.finished(chain);
+        let second = self.1.finished(chain);
+        first.and(second)
+    }
 }
 
 /// Receives one chain's draws as they are made.

@@ -137,7 +137,7 @@ fn chains_left_in_the_minor_mode_make_the_run_unusable() {
     let judge = |draws: &crate::draws::RunDraws| {
         let summary = crate::output::summarize_run(draws, None);
         (
-            crate::output::separated_chains(draws, &summary),
+            summary.separation.clone(),
             crate::output::assess_run(draws, &summary),
         )
     };
