@@ -72,6 +72,38 @@ def fmt_ratio(x: tuple[float, float, float]) -> str:
     return f"{g:.2f}× [{lo:.2f}, {hi:.2f}]"
 
 
+def overall_lines(by: dict, targets: list[str], sides: list[str], others: list[str]) -> list[str]:
+    """Over all targets: each side's passes, and qnmc's default ÷ each other
+    side as the geometric mean of the targets' rows (the mean over targets of
+    each target's mean log ratio), with a 90 % normal interval whose standard
+    error adds the targets' variances of their means."""
+    lines = ["Over all targets (the geometric mean of the rows; 90 % interval from the targets' "
+             "standard errors): passes " + ", ".join(
+                 f"{s} {sum(sum(1 for r in by[(t, s)].values() if r['pass']) for t in targets)}"
+                 f"/{sum(len(by[(t, s)]) for t in targets)}" for s in sides) + "."]
+    for other in others:
+        cells = []
+        for penalise in (False, True):
+            means, variance = [], 0.0
+            for t in targets:
+                common = sorted(set(by[(t, BASE)]) & set(by[(t, other)]))
+                logs = np.array([math.log(efficiency(by[(t, BASE)][s], penalise)
+                                          / efficiency(by[(t, other)][s], penalise)) for s in common])
+                if len(logs) < 2:
+                    continue
+                means.append(logs.mean())
+                variance += logs.var(ddof=1) / len(logs)
+            if not means:
+                continue
+            m, se = float(np.mean(means)), math.sqrt(variance) / len(means)
+            z = stats.norm.ppf(0.95)
+            cells.append(fmt_ratio((math.exp(m), math.exp(m - z * se), math.exp(m + z * se)))
+                         + (" with every failed run at ESS 1" if penalise else " as measured"))
+        if cells:
+            lines.append(f"- qnmc default ÷ {PEERS.get(other, other)}: " + "; ".join(cells))
+    return lines
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--results", default=str(Path(__file__).resolve().parent / "results"))
@@ -149,10 +181,11 @@ def main() -> int:
                 f"{int(np.median(grads)) if grads else '–'} | {np.nanmedian(esses) if esses else float('nan'):.0f} | "
                 f"{sum(int(r.get('divergences') or 0) for r in rs)} | "
                 f"{sum(int(r['restarts']) for r in rs) if all('restarts' in r for r in rs) else '–'} |")
+    overall = overall_lines(by, targets, sides, peers + [s for s in sides if s == "qnmc-diag"])
     text = ("Ratios: geometric mean over seeds of (min bulk ESS ÷ gradients incl. warm-up) of qnmc's default ÷ "
             f"that of {' or '.join(sorted({PEERS[p].split()[0] for p in peers}, reverse=True)) or 'a peer'}, "
             "[90 % t-interval on the log ratios]; > 1 means qnmc is more efficient.\n\n"
-            + "\n".join(out) + "\n\n### Per side\n\n" + "\n".join(side_rows) + "\n\n### Per run\n" + "\n".join(detail) + "\n")
+            + "\n".join(out) + "\n\n" + "\n".join(overall) + "\n\n### Per side\n\n" + "\n".join(side_rows) + "\n\n### Per run\n" + "\n".join(detail) + "\n")
     print(text)
     if args.out:
         Path(args.out).write_text(text)
