@@ -4,8 +4,10 @@
 //! and the same command does not delete the chain files without --force.
 #![cfg(unix)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::time::Duration;
 
 use qnmc_host::output::{SAMPLER_COLUMNS, read_cmdstan_csv};
@@ -19,12 +21,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn qnmc(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_qnmc"));
-    command
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    command
+    common::command(args)
 }
 
 /// Sends `signal` (`INT`, `TERM`) to `child` after `after`, and waits for

@@ -369,6 +369,27 @@ pub struct RunArgs {
     /// acceptance far from its target).
     #[arg(long, help_heading = OUTPUT)]
     pub strict: bool,
+    /// Continue the run that was stopped (Ctrl-C, SIGTERM, a kill) while
+    /// writing into FOLDER, from its chains' checkpoints, with the options it
+    /// was started with: its draws end as those of the run never stopped,
+    /// bit for bit. Takes no other option but --quiet and
+    /// --checkpoint-seconds.
+    #[arg(long, value_name = "FOLDER", help_heading = OUTPUT)]
+    pub resume: Option<PathBuf>,
+    /// With --output: seconds between two checkpoints of a chain (each
+    /// chain also saves one at the end of its warm-up and when it stops),
+    /// from which --resume continues a run that was killed.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = crate::run::DEFAULT_CHECKPOINT_SECONDS,
+        help_heading = OUTPUT
+    )]
+    pub checkpoint_seconds: f64,
+    /// The arguments after `qnmc`, as given (a checkpointed run records
+    /// them, for --resume).
+    #[arg(skip)]
+    pub command_line: Vec<String>,
     /// The options given on the command line (argument ids), filled by the
     /// parser: an option that does not apply to the sampler or target is an
     /// error, and only given ones are checked.

@@ -3,6 +3,7 @@
 //! `--output`, and the exit code of the signal ([`CliError::Interrupted`]).
 
 use super::CliError;
+use super::plot_command::shell_word;
 use super::run_command::report_health;
 use crate::draws::{Interruption, RunDraws};
 use crate::model::KnownPosterior;
@@ -27,9 +28,10 @@ pub(crate) fn conclude(
     known: Option<&KnownPosterior>,
     output: Option<OutputDir>,
     values: &RunValues<'_>,
+    resumable: bool,
 ) -> CliError {
     let folder = output.as_ref().map(|dir| dir.path().to_path_buf());
-    match report_and_write(draws, interruption, known, output, values) {
+    match report_and_write(draws, interruption, known, output, values, resumable) {
         Ok(()) => CliError::Interrupted {
             interruption: interruption.clone(),
             folder,
@@ -44,6 +46,7 @@ fn report_and_write(
     known: Option<&KnownPosterior>,
     dir: Option<OutputDir>,
     values: &RunValues<'_>,
+    resumable: bool,
 ) -> Result<(), CliError> {
     // Each chain's file, streamed as it drew, is rewritten whole: its
     // header says how many draws it holds and why it stopped. The values
@@ -82,10 +85,19 @@ fn report_and_write(
     if let Some(dir) = dir {
         let path = dir.path().to_path_buf();
         dir.finish_interrupted(&interruption.describe())?;
-        eprintln!(
-            "wrote {} (its INCOMPLETE file says the run was interrupted; a new run into it needs --force)",
-            path.display()
-        );
+        if resumable {
+            eprintln!(
+                "wrote {} (its INCOMPLETE file says the run was interrupted); continue it with: \
+                 qnmc run --resume {}",
+                path.display(),
+                shell_word(&path.to_string_lossy())
+            );
+        } else {
+            eprintln!(
+                "wrote {} (its INCOMPLETE file says the run was interrupted; a new run into it needs --force)",
+                path.display()
+            );
+        }
     }
     Ok(())
 }

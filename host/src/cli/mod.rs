@@ -18,6 +18,7 @@ mod interrupted_run;
 mod list_command;
 mod plot_command;
 mod reproduce_command;
+mod resume_command;
 mod run_command;
 mod targets;
 
@@ -53,11 +54,9 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let parsed = Cli::command()
-        .try_get_matches_from(args)
-        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
-    let (mut cli, matches) = match parsed {
-        Ok(parsed) => parsed,
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    let cli = match parse(&args) {
+        Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
             return if e.use_stderr() {
@@ -67,6 +66,22 @@ where
             };
         }
     };
+    match execute(&cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::CheckFailed) => ExitCode::from(EXIT_CHECK_FAILED),
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+/// Parses `args` (program name first), filling what the parser does not:
+/// the options given, the exact start of an init file, `run`'s command
+/// line.
+pub(crate) fn parse(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
+    let matches = Cli::command().try_get_matches_from(args)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
     if let Some((_, sub)) = matches.subcommand() {
         let given = given_options(sub);
         // An init file starts every chain at its point, as CmdStan's
@@ -80,6 +95,11 @@ where
                     a.sampler.init_radius = 0.0;
                 }
                 a.given = given;
+                a.command_line = args
+                    .iter()
+                    .skip(1)
+                    .map(|a| a.to_string_lossy().into_owned())
+                    .collect();
             }
             Command::Check(a) => {
                 if exact_init(&a.target) {
@@ -90,14 +110,7 @@ where
             _ => {}
         }
     }
-    match execute(&cli.command) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(CliError::CheckFailed) => ExitCode::from(EXIT_CHECK_FAILED),
-        Err(e) => {
-            eprintln!("error: {e}");
-            e.exit_code()
-        }
-    }
+    Ok(cli)
 }
 
 /// The ids of the options given on the command line (not defaults).

@@ -11,6 +11,7 @@
 //! can be run again after the fix.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::applicability::{model_option_error, sampler_option_error, target_option_error};
 use super::args::{OutputArgs, RunArgs, SamplerArgs, TargetArgs};
@@ -21,9 +22,9 @@ use crate::draws::RunDraws;
 use crate::fit::{Sampling, run_progress};
 use crate::model::{KnownPosterior, Model};
 use crate::output::{
-    ChainCsvFiles, OutputDir, PlotSelection, RunHealth, RunSummary, RunValues, ValueSpills,
-    assess_run, summarize_run_from, summary_table_with, write_model_files_from,
-    write_run_files_after_chains, write_run_files_summarized,
+    ChainCsvFiles, CheckpointFiles, OutputDir, PlotSelection, RunCommand, RunHealth, RunSummary,
+    RunValues, ValueSpills, assess_run, summarize_run_from, summary_table_with,
+    write_model_files_from, write_run_files_after_chains, write_run_files_summarized,
 };
 use crate::run::{DrawSink, PilotLengths, refused_defaults};
 use crate::stan::StanModel;
@@ -224,6 +225,15 @@ pub(crate) fn report_health(draws: &RunDraws, summary: &RunSummary) -> RunHealth
 
 /// `qnmc run`.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    match &args.resume {
+        Some(folder) => super::resume_command::resume(folder, args),
+        None => run_from(args, None),
+    }
+}
+
+/// `qnmc run` with `args`, or, given the folder of a stopped run in
+/// `resume` (and that run's own `args`), its continuation.
+pub(crate) fn run_from(args: &RunArgs, resume: Option<&Path>) -> Result<(), CliError> {
     let model = target_for(&args.target, &args.given)?;
     validate_sampler(model.as_ref(), &args.sampler, &args.given)?;
     // No charts unless asked: drawing them took longer than sampling a
@@ -236,14 +246,47 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     plots
         .validate(&model.output_names())
         .map_err(CliError::Usage)?;
-    let output = check_output(&args.output)?;
+    if !(args.checkpoint_seconds.is_finite() && args.checkpoint_seconds >= 0.0) {
+        return Err(CliError::Usage(format!(
+            "--checkpoint-seconds must be a number of seconds, 0 or more (got {})",
+            args.checkpoint_seconds
+        )));
+    }
+    let output = match resume {
+        Some(folder) => Some(folder.to_path_buf()),
+        None => check_output(&args.output)?,
+    };
+    if output.is_none() && args.given.iter().any(|g| g == "checkpoint_seconds") {
+        return Err(CliError::Usage(
+            "--checkpoint-seconds applies with --output DIR (the checkpoints are saved there)"
+                .into(),
+        ));
+    }
     // From here Ctrl-C and SIGTERM end the chains and keep their draws.
     super::interrupt::install();
     // The chain files are written as the chains draw: the folder exists
-    // from the start, marked INCOMPLETE until the run ends.
-    let dir = match &output {
-        Some(path) => Some(OutputDir::create(path, args.output.force)?),
-        None => None,
+    // from the start, marked INCOMPLETE until the run ends. Beside them
+    // the chains save checkpoints, from which `--resume` continues.
+    let interval = Duration::from_secs_f64(args.checkpoint_seconds);
+    let (dir, checkpoints) = match (&output, resume) {
+        (Some(path), Some(_)) => {
+            let dir = OutputDir::continue_stopped(path)?;
+            (Some(dir), Some(CheckpointFiles::resume(path, interval)?))
+        }
+        (Some(path), None) => {
+            let dir = OutputDir::create(path, args.output.force)?;
+            let command = RunCommand {
+                folder: std::env::current_dir().unwrap_or_default(),
+                arguments: args.command_line.clone(),
+            };
+            let checkpoints = if command.arguments.is_empty() {
+                None
+            } else {
+                Some(CheckpointFiles::start(&dir, &command, interval)?)
+            };
+            (Some(dir), checkpoints)
+        }
+        (None, _) => (None, None),
     };
     // Each chain's values go to a scratch file as they are drawn (in the
     // output folder, else in the system's temporary folder) and leave
@@ -257,7 +300,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         .as_ref()
         .map_or(RunValues::InMemory, RunValues::Spilled);
     let sampled = {
-        let files = dir.as_ref().map(ChainCsvFiles::new);
+        let files = dir.as_ref().map(|dir| match &checkpoints {
+            Some(checkpoints) => ChainCsvFiles::new(dir).with_checkpoints(checkpoints),
+            None => ChainCsvFiles::new(dir),
+        });
         let sink: Option<Box<dyn DrawSink + '_>> = match (files, &spills) {
             (Some(files), Some(spills)) => Some(Box::new((files, spills))),
             (Some(files), None) => Some(Box::new(files)),
@@ -274,10 +320,24 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let mut draws = match sampled {
         Ok(draws) => draws,
         Err(e) => {
-            // Nothing drawn was written: the folder goes as it came.
             drop(spills);
             if let Some(dir) = dir {
-                let _ = dir.abandon();
+                if resume.is_some() {
+                    // The stopped run stays as it was, to be tried again.
+                    if let Some(checkpoints) = &checkpoints {
+                        let _ = checkpoints.give_back();
+                    }
+                    let _ = dir.finish_interrupted(&format!("continuing it failed: {e}"));
+                } else {
+                    // Nothing drawn was written: the folder goes as it
+                    // came.
+                    if dir.listed_files().is_empty() {
+                        if let Some(checkpoints) = checkpoints {
+                            let _ = checkpoints.remove();
+                        }
+                    }
+                    let _ = dir.abandon();
+                }
             }
             return Err(e);
         }
@@ -290,6 +350,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             known.as_ref(),
             dir,
             &values,
+            checkpoints.is_some(),
         ));
     }
     // The diagnostics of every quantity, computed once for the printed
@@ -304,6 +365,9 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         }
         write_run_files_after_chains(&draws, known.as_ref(), &dir, &plots, &summary)?;
         finish_run_folder(dir, &draws, &values, Some(model.as_ref()), health.usable())?;
+        if let Some(checkpoints) = checkpoints {
+            checkpoints.remove()?;
+        }
         if args.plot.is_empty() {
             eprintln!(
                 "draw the charts with: qnmc plot {}",

@@ -4,24 +4,37 @@
 //! grows by one line per kept draw, so the draws are on disk as they come
 //! and a run that is killed keeps them.
 
+use super::checkpoint_files::CheckpointFiles;
 use super::cmdstan_csv::{columns_with, csv_head, csv_trailer, kept_rows, write_rows};
 use super::{OutputDir, OutputError, StreamedFile, chain_file_name};
 use crate::draws::{ChainDraws, RunDraws};
-use crate::run::{ChainSink, DrawSink, RunSettings, SinkError};
+use crate::run::{ChainSink, CheckpointStore, DrawSink, RunSettings, SinkError};
 
 /// Kept draws between two flushes of a chain's file: what a reader (or a
 /// killed run) may miss is at most this many lines.
 const FLUSH_EVERY: usize = 64;
 
-/// The chain files of a run, written as the chains draw, into `dir`.
+/// The chain files of a run, written as the chains draw, into `dir`, and
+/// the chains' checkpoints, which count the files' rows.
 pub struct ChainCsvFiles<'a> {
     dir: &'a OutputDir,
+    checkpoints: Option<&'a CheckpointFiles>,
 }
 
 impl<'a> ChainCsvFiles<'a> {
     /// Chain files `chain_<id>.csv` in `dir`.
     pub fn new(dir: &'a OutputDir) -> Self {
-        ChainCsvFiles { dir }
+        ChainCsvFiles {
+            dir,
+            checkpoints: None,
+        }
+    }
+
+    /// The chains also save checkpoints into `checkpoints` (and continue
+    /// from those it holds).
+    pub fn with_checkpoints(mut self, checkpoints: &'a CheckpointFiles) -> Self {
+        self.checkpoints = Some(checkpoints);
+        self
     }
 }
 
@@ -41,6 +54,10 @@ impl DrawSink for ChainCsvFiles<'_> {
             written: 0,
             planned: settings.draws,
         }))
+    }
+
+    fn checkpoints(&self) -> Option<&dyn CheckpointStore> {
+        self.checkpoints.map(|c| c as &dyn CheckpointStore)
     }
 }
 
@@ -104,6 +121,11 @@ impl ChainSink for ChainCsvFile {
         if self.written % FLUSH_EVERY == 0 {
             self.file.flush()?;
         }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), SinkError> {
+        self.file.flush()?;
         Ok(())
     }
 

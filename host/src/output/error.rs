@@ -53,6 +53,13 @@ pub enum OutputError {
         /// What is missing or wrong.
         reason: String,
     },
+    /// `qnmc run --resume`: the folder does not hold a stopped run.
+    NotStopped {
+        /// The folder.
+        folder: PathBuf,
+        /// Why not.
+        reason: String,
+    },
     /// A chart could not be drawn.
     Render {
         /// The file that was being drawn.
@@ -94,9 +101,11 @@ impl fmt::Display for OutputError {
                 f,
                 "output folder {} holds the chain files of an earlier run that did not \
                  finish ({}; its INCOMPLETE file says why); they are kept: choose another \
-                 folder, or pass --force to replace that run's files (other files are kept)",
+                 folder, continue that run with `qnmc run --resume {}`, or pass --force to \
+                 replace that run's files (other files are kept)",
                 folder.display(),
-                chains.join(", ")
+                chains.join(", "),
+                folder.display()
             ),
             OutputError::FileExists { path } => write!(
                 f,
@@ -111,6 +120,11 @@ impl fmt::Display for OutputError {
             OutputError::NotRunOutput { folder, reason } => write!(
                 f,
                 "{} is not the output folder of a finished qnmc run: {reason}",
+                folder.display()
+            ),
+            OutputError::NotStopped { folder, reason } => write!(
+                f,
+                "{} does not hold a stopped run to continue: {reason}",
                 folder.display()
             ),
             OutputError::Render { path, message } => {

@@ -3,6 +3,7 @@
 //! clobber earlier results and marks partial output as such.
 
 mod chain_csv_stream;
+mod checkpoint_files;
 mod cmdstan_csv;
 mod cmdstan_read;
 mod error;
@@ -26,6 +27,7 @@ mod test_runs;
 mod value_spill;
 
 pub use chain_csv_stream::ChainCsvFiles;
+pub use checkpoint_files::{CheckpointFiles, RESUME_FOLDER, RunCommand};
 pub(crate) use cmdstan_csv::write_chain_csv;
 pub use cmdstan_csv::{
     SAMPLER_COLUMNS, cmdstan_csv, csv_column_name, quantity_name, sampler_columns,

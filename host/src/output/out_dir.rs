@@ -203,6 +203,43 @@ impl OutputDir {
         Ok(dir)
     }
 
+    /// Opens the folder of a stopped run to continue it (`qnmc run
+    /// --resume`): `path` must hold the [`INCOMPLETE_MARKER`] of a run whose
+    /// process has stopped (otherwise the error says why). Nothing is
+    /// deleted; the files the stopped run listed stay listed and may be
+    /// replaced, as the continued run writes them again; the marker now
+    /// names this process.
+    pub fn continue_stopped(path: &Path) -> Result<OutputDir, OutputError> {
+        let refuse = |reason: String| OutputError::NotStopped {
+            folder: path.to_path_buf(),
+            reason,
+        };
+        if !path.join(INCOMPLETE_MARKER).exists() {
+            return Err(refuse(format!(
+                "it has no {INCOMPLETE_MARKER} file: the run there finished"
+            )));
+        }
+        if !stopped_run(path) {
+            return Err(refuse(format!(
+                "its {INCOMPLETE_MARKER} file names a process that is still running (or \
+                 its process cannot be checked on this system)"
+            )));
+        }
+        let files = read_manifest(path).map_or_else(Vec::new, |(_, files)| files);
+        let dir = OutputDir {
+            path: path.to_path_buf(),
+            force: true,
+            written: Mutex::new(files.clone()),
+            status: RunStatus::Writing,
+            replaceable: files,
+        };
+        let marker = dir.path.join(INCOMPLETE_MARKER);
+        fs::write(&marker, marker_text())
+            .map_err(|e| OutputError::io(&marker, "write the in-progress marker", e))?;
+        dir.record(None, RunStatus::Writing)?;
+        Ok(dir)
+    }
+
     /// Opens the folder of a finished run to add files to it (`qnmc plot`):
     /// `path` must hold a [`MANIFEST`] saying the run finished (complete or
     /// unusable) and no [`INCOMPLETE_MARKER`]. Nothing is deleted; files the

@@ -20,15 +20,18 @@ use qnmc::{
 };
 use rand_core::SeedableRng;
 
-use super::draw_sink::{DrawSink, SinkError};
+use super::checkpoint::run_fingerprint;
+use super::checkpointing::{Checkpointing, LoopPoint};
+use super::draw_sink::{ChainSink, DrawSink};
 use super::progress::Progress;
 use super::samplers::{
     AmagoldChain, ChainSampler, ENSEMBLE_MEMORY, ENSEMBLE_WALKERS, NutsChain, Sweep, sg_metric,
 };
+use super::sink_error::{SinkError, output_error};
 use super::{
     DIVERGENCE_TARGET_ACCEPTANCE, MetricKind, NUTS_EARLY_REFRESH,
     NUTS_NO_OPTIMUM_COVARIANCE_BUCKET, NUTS_WINDOW_COVARIANCE_MEMORY, RunError, RunSettings,
-    SamplerKind, StopReason, chain_seed, nuts_dimension,
+    SamplerKind, chain_seed, nuts_dimension,
 };
 use crate::draws::{ChainDraws, ChainRestart, RunDraws};
 use crate::model::{Model, ModelRng, PaddedModel};
@@ -735,8 +738,6 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
     // none is recorded then.
     let records_energy = kind.has_hamiltonian() && moved == n;
     let sampling_iterations = s.draws * s.thin;
-    let warmup_clock = Instant::now();
-    let mut sampling_clock = Instant::now();
     let mut unreported = 0u64;
     // Divergent kept draws not yet counted by the progress bar.
     let mut unreported_divergent = 0u64;
@@ -749,7 +750,41 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
     // (`AdaptiveNuts::set_divergence_target`).
     let mut warmup_done: Option<usize> = None;
     let mut iteration = 0usize;
+    // Seconds of sampling before a restored checkpoint.
+    let mut sampling_before = 0.0;
+    let mut checkpoints = job
+        .sink
+        .and_then(|to| to.sink.checkpoints())
+        .map(|store| Checkpointing::new(store, run_fingerprint(job.model, kind, s)));
+    let stop_flag = job.progress.stop_flag();
+    if let Some(cp) = &checkpoints {
+        if let Some(restored) = cp.restore(stop_flag, sampler, warmup.as_mut(), rng, chain)? {
+            let point = restored.point;
+            iteration = point.iteration;
+            kept = point.kept;
+            lp_seconds = point.lp_seconds;
+            sampling_before = point.sampling_seconds;
+            if let Some(w) = point.warmup_done {
+                warmup_done = Some(w);
+                chain.warmup_draws = w as u64;
+                if kind == SamplerKind::Nuts && s.step_size.is_none() && w > 0 {
+                    chain.adapted_metric = sampler.adapted_metric(s.metric_for(kind), n);
+                }
+                job.progress.warmup_ended();
+                unreported += (s.warmup - w.min(s.warmup)) as u64;
+            }
+            // The warm-up is known: the files can take the rows again.
+            cp.replay(stop_flag, &restored, chain, &mut |chain| {
+                give_kept(&mut sink, chain, sink_keeps_values)
+            })?;
+            unreported += iteration as u64;
+            unreported_divergent += chain.divergent.iter().filter(|&&d| d).count() as u64;
+        }
+    }
+    let warmup_clock = Instant::now();
+    let mut sampling_clock = Instant::now();
     loop {
+        let mut warmup_ended = false;
         if warmup_done.is_none() {
             let over = match sampler.is_warming_up() {
                 Some(warming_up) => !warming_up,
@@ -766,15 +801,47 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
                 sampling_clock = Instant::now();
                 unreported += (s.warmup - iteration.min(s.warmup)) as u64;
                 job.progress.warmup_ended();
+                warmup_ended = true;
             }
         }
         let sampled = warmup_done.map_or(0, |w| iteration - w);
-        if sampled == sampling_iterations {
+        let done = sampled == sampling_iterations;
+        let stop = !done && job.progress.stop_requested();
+        // A checkpoint at the warm-up's end, every `interval`, when the
+        // chain stops or is done; with saved warm-up draws, not before the
+        // first kept draw (until then the chain's file holds no row).
+        if let Some(cp) = checkpoints.as_mut() {
+            if cp.due(warmup_ended || done || stop) && (!s.save_warmup || !chain.is_empty()) {
+                let seconds = |clock: Instant| clock.elapsed().as_secs_f64();
+                let point = LoopPoint {
+                    iteration,
+                    warmup_done,
+                    kept,
+                    lp_seconds,
+                    warmup_seconds: chain.warmup_seconds
+                        + if warmup_done.is_none() {
+                            seconds(warmup_clock)
+                        } else {
+                            0.0
+                        },
+                    sampling_seconds: if warmup_done.is_some() {
+                        sampling_before + seconds(sampling_clock)
+                    } else {
+                        0.0
+                    },
+                };
+                if let Some(sink) = sink.as_mut() {
+                    sink.flush().map_err(|e| sink_error(job, e))?;
+                }
+                cp.save(stop_flag, &*sampler, warmup.as_ref(), rng, chain, &point)?;
+            }
+        }
+        if done {
             break;
         }
         // A stop request (Ctrl-C in `qnmc run`) ends the chain here, in
         // warm-up or sampling, with the draws kept so far.
-        if job.progress.stop_requested() {
+        if stop {
             chain.interrupted = true;
             if warmup_done.is_none() {
                 chain.warmup_draws = iteration as u64;
@@ -854,13 +921,7 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
             }
             job.model.constrain(&x[..n], &mut row);
             chain.values.extend_from_slice(&row);
-            if let Some(sink) = sink.as_mut() {
-                sink.kept(chain).map_err(|e| sink_error(job, e))?;
-                if sink_keeps_values {
-                    chain.values.clear();
-                    chain.values_from_row = chain.len();
-                }
-            }
+            give_kept(&mut sink, chain, sink_keeps_values).map_err(|e| sink_error(job, e))?;
         }
         iteration += 1;
         unreported += 1;
@@ -876,7 +937,7 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
     chain.iterations = iteration as u64;
     chain.lp_seconds = lp_seconds;
     chain.sampling_seconds = if warmup_done.is_some() {
-        (sampling_clock.elapsed().as_secs_f64() - lp_seconds).max(0.0)
+        (sampling_before + sampling_clock.elapsed().as_secs_f64() - lp_seconds).max(0.0)
     } else {
         0.0
     };
@@ -886,9 +947,25 @@ fn drive<const D: usize, S: ChainSampler<D> + ?Sized>(
     Ok(())
 }
 
+/// Gives the chain's last kept draw to `sink`, if any; a sink that
+/// `keeps_values` takes them, and the chain drops them.
+fn give_kept(
+    sink: &mut Option<Box<dyn ChainSink>>,
+    chain: &mut ChainDraws,
+    keeps_values: bool,
+) -> Result<(), SinkError> {
+    if let Some(sink) = sink.as_mut() {
+        sink.kept(chain)?;
+        if keeps_values {
+            chain.values.clear();
+            chain.values_from_row = chain.len();
+        }
+    }
+    Ok(())
+}
+
 /// A sink's error: the other chains are asked to stop (their draws would
 /// not be written), and the run ends with [`RunError::Output`].
 fn sink_error(job: &ChainJob<'_>, e: SinkError) -> RunError {
-    job.progress.stop_flag().request(StopReason::Requested);
-    RunError::Output(e.to_string())
+    output_error(job.progress.stop_flag(), e.to_string())
 }

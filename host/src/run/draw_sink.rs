@@ -3,12 +3,9 @@
 //! each chain's CmdStan CSV this way) rather than only at its end.
 
 use super::RunSettings;
+use super::checkpoint::CheckpointStore;
+pub use super::sink_error::SinkError;
 use crate::draws::{ChainDraws, RunDraws};
-
-/// An error of a [`DrawSink`] or [`ChainSink`] (a file that could not be
-/// written); it ends the run with
-/// [`RunError::Output`](super::RunError::Output).
-pub type SinkError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Opens one [`ChainSink`] per chain of a run.
 pub trait DrawSink: Sync {
@@ -28,6 +25,13 @@ pub trait DrawSink: Sync {
     fn keeps_values(&self) -> bool {
         false
     }
+
+    /// Where the chains save their checkpoints, and find those of the run
+    /// they continue (`qnmc run --output` keeps them beside the chain
+    /// files, whose rows they count); `None` unless the sink says so.
+    fn checkpoints(&self) -> Option<&dyn CheckpointStore> {
+        None
+    }
 }
 
 /// A borrowed sink is a sink.
@@ -43,6 +47,10 @@ impl<T: DrawSink + ?Sized> DrawSink for &T {
 
     fn keeps_values(&self) -> bool {
         (**self).keeps_values()
+    }
+
+    fn checkpoints(&self) -> Option<&dyn CheckpointStore> {
+        (**self).checkpoints()
     }
 }
 
@@ -64,6 +72,10 @@ impl<A: DrawSink, B: DrawSink> DrawSink for (A, B) {
     fn keeps_values(&self) -> bool {
         self.0.keeps_values() || self.1.keeps_values()
     }
+
+    fn checkpoints(&self) -> Option<&dyn CheckpointStore> {
+        self.0.checkpoints().or_else(|| self.1.checkpoints())
+    }
 }
 
 /// One chain's sinks of a pair of [`DrawSink`]s, in order.
@@ -73,6 +85,11 @@ impl ChainSink for BothChainSinks {
     fn kept(&mut self, chain: &ChainDraws) -> Result<(), SinkError> {
         self.0.kept(chain)?;
         self.1.kept(chain)
+    }
+
+    fn flush(&mut self) -> Result<(), SinkError> {
+        self.0.flush()?;
+        self.1.flush()
     }
 
     fn finished(self: Box<Self>, chain: &ChainDraws) -> Result<(), SinkError> {
@@ -87,6 +104,11 @@ pub trait ChainSink: Send {
     /// `chain` has just recorded a kept draw, its last; its warm-up (the
     /// saved warm-up draws, the adapted metric) is complete.
     fn kept(&mut self, chain: &ChainDraws) -> Result<(), SinkError>;
+    /// Puts every draw given so far where a reader (or a run that
+    /// continues this one) finds it: called before each checkpoint.
+    fn flush(&mut self) -> Result<(), SinkError> {
+        Ok(())
+    }
     /// `chain` ended: ran its draws, or stopped early
     /// ([`ChainDraws::interrupted`]); its times are set.
     fn finished(self: Box<Self>, chain: &ChainDraws) -> Result<(), SinkError>;

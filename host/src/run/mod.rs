@@ -51,6 +51,8 @@
 
 mod chain;
 pub mod check;
+mod checkpoint;
+mod checkpointing;
 mod dispatch;
 mod draw_sink;
 mod minor_modes;
@@ -61,6 +63,7 @@ mod refused_defaults;
 mod sampler_kind;
 pub(crate) mod samplers;
 mod settings;
+mod sink_error;
 mod stop;
 
 use std::fmt;
@@ -70,6 +73,7 @@ use rayon::prelude::*;
 pub use crate::metric_kind::{MAX_DENSE_DIMENSION, MetricKind, sampler_label};
 pub use chain::STEP_SIZE_JITTER;
 pub use check::{CheckReport, CheckRow, check};
+pub use checkpoint::{CheckpointError, CheckpointStore, DEFAULT_CHECKPOINT_SECONDS, ReplayedRow};
 pub use dispatch::{
     DIMENSIONS, LARGE_DIMENSION, MEMORY_SIZES, NUTS_DIMENSIONS, NUTS_LARGE_MEMORY,
     NUTS_NO_OPTIMUM_COVARIANCE_BUCKET, NUTS_WINDOW_COVARIANCE_MEMORY, dimension_for, memory_bucket,
@@ -126,7 +130,9 @@ pub enum RunError {
         message: String,
     },
     /// The [`DrawSink`] could not take the draws (a chain file could not be
-    /// written): the run stopped.
+    /// written), or its [`CheckpointStore`] could not save or give back a
+    /// checkpoint, or a chain could not continue from its checkpoint (one
+    /// of another run, damaged): the run stopped.
     Output(String),
 }
 
@@ -560,6 +566,8 @@ fn describe(
     out
 }
 
+#[cfg(test)]
+mod checkpoint_tests;
 #[cfg(test)]
 mod large_dimension_tests;
 #[cfg(test)]

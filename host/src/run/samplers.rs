@@ -10,6 +10,7 @@ use crate::metric_kind::MetricKind;
 use crate::model::{ModelRng, PaddedModel};
 use qnmc::adaptation::{AdaptiveNuts, MetricEstimator};
 use qnmc::metric::Metric;
+use qnmc::saved_state::{SavedState, StateError, restore, save, saved_len};
 
 /// Walkers of the HMC-BFGS and MH-BFGS ensembles.
 pub const ENSEMBLE_WALKERS: usize = 8;
@@ -49,6 +50,20 @@ pub(crate) trait ChainSampler<const D: usize> {
         let _ = (kind, n);
         None
     }
+    /// The sampler's whole state as [`qnmc::saved_state`] bytes (a
+    /// checkpoint's).
+    fn saved_state(&self) -> Vec<u8>;
+    /// Restores [`saved_state`](Self::saved_state)'s bytes; refused bytes
+    /// leave the sampler unchanged.
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError>;
+}
+
+/// `value`'s [`qnmc::saved_state`] bytes.
+pub(crate) fn state_bytes<S: SavedState + ?Sized>(value: &S) -> Vec<u8> {
+    let mut bytes = vec![0; saved_len(value)];
+    // The buffer is `saved_len` long: saving cannot fail.
+    let _ = save(value, &mut bytes);
+    bytes
 }
 
 /// Every core sampler whose transition reports [`StepStats`] is a chain
@@ -58,7 +73,7 @@ pub(crate) trait ChainSampler<const D: usize> {
 /// L2MC ([`AmagoldChain`]) and the ensembles' sweeps ([`Sweep`]).
 impl<const D: usize, S> ChainSampler<D> for S
 where
-    S: for<'m> Step<f64, D, PaddedModel<'m, D>, Stats = StepStats<f64>>,
+    S: for<'m> Step<f64, D, PaddedModel<'m, D>, Stats = StepStats<f64>> + SavedState,
 {
     fn step(
         &mut self,
@@ -76,6 +91,12 @@ where
     fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
         Sampler::set_step_size(self, step_size)
     }
+    fn saved_state(&self) -> Vec<u8> {
+        state_bytes(self)
+    }
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
+        restore(self, bytes)
+    }
 }
 
 /// The host's NUTS: trees up to [`MAX_TREE_DEPTH`](super::MAX_TREE_DEPTH)
@@ -92,7 +113,10 @@ pub(crate) struct NutsChain<const D: usize, E: MetricEstimator<f64, D>> {
     pub(crate) last_depth: Option<u32>,
 }
 
-impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D, E> {
+impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D, E>
+where
+    HostNuts<D, E>: SavedState,
+{
     fn step(
         &mut self,
         target: &PaddedModel<'_, D>,
@@ -151,6 +175,14 @@ impl<const D: usize, E: MetricEstimator<f64, D>> ChainSampler<D> for NutsChain<D
             MetricKind::Dense | MetricKind::Lbfgs => AdaptedMetric::NotWritten,
         })
     }
+    /// The sampler and its warm-up; `last_depth` is the last transition's
+    /// and is set again by the next.
+    fn saved_state(&self) -> Vec<u8> {
+        state_bytes(&*self.chain)
+    }
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
+        restore(&mut *self.chain, bytes)
+    }
 }
 
 /// AMAGOLD (minibatch inner steps) or L2MC (full batch).
@@ -179,6 +211,12 @@ impl<const D: usize> ChainSampler<D> for AmagoldChain<D> {
     }
     fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
         self.sampler.set_step_size(step_size)
+    }
+    fn saved_state(&self) -> Vec<u8> {
+        state_bytes(&*self.sampler)
+    }
+    fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
+        restore(&mut *self.sampler, bytes)
     }
 }
 
@@ -232,6 +270,12 @@ macro_rules! ensemble_sampler {
             }
             fn set_step_size(&mut self, step_size: f64) -> Result<(), Error> {
                 Sampler::set_step_size(&mut *self.0, step_size)
+            }
+            fn saved_state(&self) -> Vec<u8> {
+                state_bytes(&*self.0)
+            }
+            fn restore_state(&mut self, bytes: &[u8]) -> Result<(), StateError> {
+                restore(&mut *self.0, bytes)
             }
         }
     };

@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// Runs `qnmc args…` in `dir`: (exit code, stdout, stderr).
 pub fn qnmc(args: &[&str], dir: &Path) -> (i32, String, String) {
@@ -27,4 +27,15 @@ pub fn scratch(group: &str, name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// The command `qnmc args…` with its output streams piped, to be spawned
+/// (and signalled) or run.
+pub fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_qnmc"));
+    command
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
 }
