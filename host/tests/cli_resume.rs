@@ -1,11 +1,14 @@
 //! `qnmc run --resume`: a run stopped at random points — SIGINT, SIGTERM or
-//! SIGKILL, in warm-up or sampling, its continuation stopped again — and
+//! SIGKILL, in warm-up or sampling, its continuation stopped again — leaves
+//! valid CmdStan CSV of its draws in a folder marked INCOMPLETE, and
 //! continued from its checkpoints ends with the chain files of the run that
 //! was never stopped, byte for byte but the elapsed times, and with the
 //! same summary.
 #![cfg(unix)]
 
 mod common;
+
+use qnmc_host::output::read_cmdstan_csv;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -62,6 +65,55 @@ fn summary_without_times(folder: &Path) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// What a stop leaves, before any resume: the exit code of the signal, the
+/// folder marked INCOMPLETE (with the reason, after SIGINT or SIGTERM),
+/// and every chain file written so far valid CmdStan CSV — whole, with
+/// `num_samples` its rows, after SIGINT or SIGTERM; up to its last whole
+/// line after SIGKILL (a kill inside a write may cut that write).
+fn check_stopped_folder(folder: &Path, signal: &str, out: &Output, what: &str) {
+    let marker = std::fs::read_to_string(folder.join("INCOMPLETE"))
+        .unwrap_or_else(|e| panic!("{what}: no INCOMPLETE marker: {e}"));
+    let expected = match signal {
+        "INT" => Some(130),
+        "TERM" => Some(143),
+        _ => None,
+    };
+    assert_eq!(out.status.code(), expected, "{what}: exit status");
+    if expected.is_some() {
+        assert!(
+            marker.contains("reason: interrupted by SIG"),
+            "{what}: {marker}"
+        );
+    }
+    let mut files = 0;
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if !(name.starts_with("chain_") && name.ends_with(".csv")) {
+            continue;
+        }
+        files += 1;
+        let text = std::fs::read_to_string(folder.join(&name)).unwrap();
+        let text = if expected.is_some() {
+            &text[..]
+        } else {
+            &text[..text.rfind('\n').map_or(0, |i| i + 1)]
+        };
+        let file = read_cmdstan_csv(text)
+            .unwrap_or_else(|e| panic!("{what}: {name} is not valid CmdStan CSV: {e}"));
+        if expected.is_some() {
+            let num_samples: usize = file.metadata("num_samples").unwrap().parse().unwrap();
+            assert_eq!(
+                file.rows() - file.warmup_rows(),
+                num_samples,
+                "{what}: {name}"
+            );
+        }
+    }
+    if expected.is_some() {
+        assert!(files > 0, "{what}: no chain file");
+    }
 }
 
 /// Deterministic "random" delays of at least 0.05 s (a fixed xorshift): the points where the
@@ -127,6 +179,7 @@ fn stopped_runs_resume_bit_for_bit(name: &str, run: &[&str], chains: usize, seed
             );
         } else {
             stopped += 1;
+            check_stopped_folder(&folder, signal, &out, &what);
             let resume = ["run", "--resume", folder_text, "--quiet"];
             if case % 2 == 1 {
                 // The continuation is stopped too, then continued.
