@@ -191,8 +191,8 @@ pub(crate) fn write_run_plotting(
 }
 
 /// Writes the model's files into `dir` (given the `model`; the values read
-/// from `values`), marks the
-/// folder finished (unusable unless `usable`) and says so.
+/// from `values`), marks the folder finished (unusable unless `usable`)
+/// and says so.
 fn finish_run_folder(
     dir: OutputDir,
     draws: &RunDraws,
