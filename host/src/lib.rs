@@ -12,7 +12,9 @@
 pub mod chart;
 pub mod cli;
 pub mod demo;
-pub mod diagnostics;
+/// The diagnostics (ESS, R̂, MCSE), from their own crate [`qnmc_diagnostics`]:
+/// `qnmc_host::diagnostics::ess_bulk` is `qnmc_diagnostics::ess_bulk`.
+pub use qnmc_diagnostics as diagnostics;
 pub mod draw_values;
 pub mod draws;
 pub mod fit;

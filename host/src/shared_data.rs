@@ -1,6 +1,6 @@
 //! Where the shared data folder is: `shared/data` beside the repository
-//! (`<repository>/../shared/data`), holding `logreg/` (Pima, Ripley),
-//! `posteriordb/` and `ess-golden/`. It is not part of the repository
+//! (`<repository>/../shared/data`), holding `logreg/` (Pima, Ripley)
+//! and `posteriordb/`. It is not part of the repository
 //! (docs/DATA.md, linked from the README, says what is in it and where each
 //! file comes from); everything built in (German, Australian, Heart, the synthetic
 //! targets) works without it.
@@ -37,7 +37,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Environment variable naming the shared data folder (the one holding
-/// `logreg/`, `posteriordb/`, `ess-golden/`).
+/// `logreg/`, `posteriordb/`).
 pub const DATA_ENV: &str = "QNMC_SHARED_DATA";
 
 /// Environment variable that turns a test's "skipped: no shared data" into a

@@ -304,10 +304,10 @@ pub fn run_draws_from_cmdstan(files: &[CmdStanDraws]) -> Result<RunDraws, String
 mod tests {
     use super::*;
 
-    /// `ess-golden/` of the shared data folder, or `None` (the test skips,
-    /// saying so).
-    fn golden_dir(test: &str) -> Option<std::path::PathBuf> {
-        crate::shared_data::for_test(test).map(|d| d.join("ess-golden"))
+    /// Stan's `bern` output files, vendored beside the diagnostics' golden
+    /// tests (`diagnostics/tests/data/stan-bern/`).
+    fn golden_dir() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../diagnostics/tests/data/stan-bern")
     }
 
     fn golden(dir: &std::path::Path, name: &str) -> String {
@@ -317,9 +317,7 @@ mod tests {
 
     #[test]
     fn reads_a_real_cmdstan_file() {
-        let Some(dir) = golden_dir("reads_a_real_cmdstan_file") else {
-            return;
-        };
+        let dir = golden_dir();
         let d = read_cmdstan_csv(&golden(&dir, "bern1.csv")).unwrap();
         assert_eq!(
             d.column_names,
@@ -352,9 +350,7 @@ mod tests {
 
     #[test]
     fn golden_files_reassemble_and_match_stans_bulk_ess() {
-        let Some(dir) = golden_dir("golden_files_reassemble_and_match_stans_bulk_ess") else {
-            return;
-        };
+        let dir = golden_dir();
         let files: Vec<CmdStanDraws> = (1..=4)
             .map(|k| read_cmdstan_csv(&golden(&dir, &format!("bern{k}.csv"))).unwrap())
             .collect();
@@ -371,9 +367,7 @@ mod tests {
 
     #[test]
     fn a_real_run_survives_our_writer_unchanged() {
-        let Some(dir) = golden_dir("a_real_run_survives_our_writer_unchanged") else {
-            return;
-        };
+        let dir = golden_dir();
         let files: Vec<CmdStanDraws> = (1..=2)
             .map(|k| read_cmdstan_csv(&golden(&dir, &format!("bern{k}.csv"))).unwrap())
             .collect();

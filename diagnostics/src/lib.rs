@@ -21,7 +21,7 @@
 //! Monte Carlo*, Statistical Science 7(4).
 //!
 //! ```
-//! use qnmc_host::diagnostics::{ess_bulk, split_rhat, summarize};
+//! use qnmc_diagnostics::{ess_bulk, split_rhat, summarize};
 //!
 //! let a: Vec<f64> = (0..100).map(|i| (i as f64 * 1.3).sin()).collect();
 //! let b: Vec<f64> = (0..100).map(|i| (i as f64 * 2.9).cos()).collect();
@@ -32,6 +32,11 @@
 //! assert!(s.q5 < s.q50 && s.q50 < s.q95);
 //! assert!(ess_bulk(&[&a[..3]]).is_nan()); // too few draws
 //! ```
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+// Numeric kernels index several parallel arrays at once; index loops say that best.
+#![allow(clippy::needless_range_loop)]
 
 mod autocorrelation;
 mod chains;
@@ -56,3 +61,8 @@ pub use rhat::{rank_normalized_rhat, split_rhat};
 pub use stats::{mean, quantile, variance};
 pub use summary::{Summary, summarize, summarize_with_chain_ess};
 pub use weighted::{weighted_mean, weighted_variance};
+
+/// The crate README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -4,20 +4,18 @@
 //! those of Stan's unit tests in `src/test/unit/analyze/mcmc/`; every
 //! tolerance below is absolute (as in `EXPECT_NEAR`).
 //!
-//! The data live in `ess-golden/` of the shared data folder (`shared/data`
-//! beside the repository, or `$QNMC_SHARED_DATA`); when it is missing each
-//! test prints one `skipped` line saying where it looked and how to get it,
-//! and fails instead when `QNMC_REQUIRE_SHARED_DATA=1` (CI).
+//! The files are Stan's own test data (BSD-3, `tests/data/stan-bern/STAN_LICENSE.md`),
+//! vendored from `ess-golden/` of the shared data folder so that these tests
+//! run on any clone.
 
-use qnmc_host::diagnostics::{
+use qnmc_diagnostics::{
     ess_basic, ess_bulk, ess_tail, mcse_mean, mcse_sd, rank_normalized_rhat, split_rhat, summarize,
 };
 use std::path::{Path, PathBuf};
 
-/// `ess-golden/` of the shared data folder, or `None` after one `skipped`
-/// line (a failure under `QNMC_REQUIRE_SHARED_DATA=1`).
-fn golden(test: &str) -> Option<PathBuf> {
-    qnmc_host::shared_data::for_test(test).map(|d| d.join("ess-golden"))
+/// The four files, vendored in `tests/data/stan-bern/` with Stan's licence.
+fn golden() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/stan-bern")
 }
 
 const LP: usize = 0;
@@ -75,10 +73,8 @@ fn views(chains: &[Vec<f64>]) -> Vec<&[f64]> {
 
 /// Checks `f` on lp__ and theta against (expected_lp, expected_theta) with an
 /// absolute tolerance.
-fn check(test: &str, name: &str, f: Diagnostic, expected: [f64; 2], tolerance: f64) {
-    let Some(dir) = golden(test) else {
-        return;
-    };
+fn check(name: &str, f: Diagnostic, expected: [f64; 2], tolerance: f64) {
+    let dir = golden();
     for (column_index, label, want) in [(LP, "lp__", expected[0]), (THETA, "theta", expected[1])] {
         let chains = column(&dir, column_index);
         let got = f(&views(&chains));
@@ -92,41 +88,22 @@ fn check(test: &str, name: &str, f: Diagnostic, expected: [f64; 2], tolerance: f
 
 #[test]
 fn bulk_ess() {
-    check(
-        "bulk_ess",
-        "ess_bulk",
-        ess_bulk,
-        [1512.7684, 1407.5124],
-        1e-4,
-    );
+    check("ess_bulk", ess_bulk, [1512.7684, 1407.5124], 1e-4);
 }
 
 #[test]
 fn tail_ess() {
-    check(
-        "tail_ess",
-        "ess_tail",
-        ess_tail,
-        [1591.9707, 1291.7131],
-        1e-4,
-    );
+    check("ess_tail", ess_tail, [1591.9707, 1291.7131], 1e-4);
 }
 
 #[test]
 fn basic_ess_unsplit() {
-    check(
-        "basic_ess_unsplit",
-        "ess_basic",
-        ess_basic,
-        [1335.41366787, 1377.5030282],
-        1e-8,
-    );
+    check("ess_basic", ess_basic, [1335.41366787, 1377.5030282], 1e-8);
 }
 
 #[test]
 fn basic_split_rhat() {
     check(
-        "basic_split_rhat",
         "split_rhat",
         split_rhat,
         [1.00035489482, 1.00721797217],
@@ -137,7 +114,6 @@ fn basic_split_rhat() {
 #[test]
 fn rank_normalized_rhat_max_of_bulk_and_folded() {
     check(
-        "rank_normalized_rhat_max_of_bulk_and_folded",
         "rank_normalized_rhat",
         rank_normalized_rhat,
         [1.00073, 1.006789],
@@ -147,31 +123,17 @@ fn rank_normalized_rhat_max_of_bulk_and_folded() {
 
 #[test]
 fn mcse_of_the_mean() {
-    check(
-        "mcse_of_the_mean",
-        "mcse_mean",
-        mcse_mean,
-        [0.02016, 0.00323],
-        1e-4,
-    );
+    check("mcse_mean", mcse_mean, [0.02016, 0.00323], 1e-4);
 }
 
 #[test]
 fn mcse_of_the_sd() {
-    check(
-        "mcse_of_the_sd",
-        "mcse_sd",
-        mcse_sd,
-        [0.03553, 0.00216],
-        1e-4,
-    );
+    check("mcse_sd", mcse_sd, [0.03553, 0.00216], 1e-4);
 }
 
 #[test]
 fn summary_agrees_with_the_functions() {
-    let Some(dir) = golden("summary_agrees_with_the_functions") else {
-        return;
-    };
+    let dir = golden();
     let chains = column(&dir, THETA);
     let v = views(&chains);
     let s = summarize(&v);
@@ -213,9 +175,7 @@ fn assert_all_nan(case: &str, chains: &[Vec<f64>]) {
 fn constant_chains_are_nan() {
     assert_all_nan("constant 1.5", &vec![vec![1.5; 1000]; 4]);
     // Stan's own case: the divergent__ column is all zeros.
-    let Some(dir) = golden("constant_chains_are_nan") else {
-        return;
-    };
+    let dir = golden();
     let divergent = column(&dir, DIVERGENT);
     assert!(divergent.iter().flatten().all(|&x| x == 0.0));
     assert_all_nan("divergent__ (all zero)", &divergent);
@@ -223,9 +183,7 @@ fn constant_chains_are_nan() {
 
 #[test]
 fn one_constant_chain_among_varying_ones_is_nan() {
-    let Some(dir) = golden("one_constant_chain_among_varying_ones_is_nan") else {
-        return;
-    };
+    let dir = golden();
     let mut chains = column(&dir, THETA);
     chains[2] = vec![0.25; 1000];
     assert_all_nan("theta with chain 3 constant", &chains);
@@ -233,9 +191,7 @@ fn one_constant_chain_among_varying_ones_is_nan() {
 
 #[test]
 fn infinite_draw_is_nan() {
-    let Some(dir) = golden("infinite_draw_is_nan") else {
-        return;
-    };
+    let dir = golden();
     let mut chains = column(&dir, THETA);
     chains[0][0] = f64::INFINITY;
     assert_all_nan("theta with +inf", &chains);
@@ -245,9 +201,7 @@ fn infinite_draw_is_nan() {
 
 #[test]
 fn three_draws_are_nan() {
-    let Some(dir) = golden("three_draws_are_nan") else {
-        return;
-    };
+    let dir = golden();
     let chains: Vec<Vec<f64>> = column(&dir, THETA)
         .into_iter()
         .map(|c| c[..3].to_vec())
@@ -257,9 +211,7 @@ fn three_draws_are_nan() {
 
 #[test]
 fn unequal_lengths_are_nan() {
-    let Some(dir) = golden("unequal_lengths_are_nan") else {
-        return;
-    };
+    let dir = golden();
     let mut chains = column(&dir, THETA);
     chains[1].pop();
     assert_all_nan("theta, chain 2 one draw short", &chains);
@@ -267,9 +219,7 @@ fn unequal_lengths_are_nan() {
 
 #[test]
 fn golden_values_survive_valid_edge_changes() {
-    let Some(dir) = golden("golden_values_survive_valid_edge_changes") else {
-        return;
-    };
+    let dir = golden();
     // Sanity: the same data with an odd number of draws still gives finite,
     // close values (the middle draw is dropped when splitting).
     let chains: Vec<Vec<f64>> = column(&dir, THETA)
@@ -290,24 +240,16 @@ fn golden_values_survive_valid_edge_changes() {
 /// reproduces the printed digits: within half a unit of the last digit.
 #[test]
 fn mcse_mean_reproduces_printed_digits() {
-    check(
-        "mcse_mean_reproduces_printed_digits",
-        "mcse_mean",
-        mcse_mean,
-        [0.02016, 0.00323],
-        5e-6,
-    );
+    check("mcse_mean", mcse_mean, [0.02016, 0.00323], 5e-6);
 }
 
 /// Same for the MCSE of the sd, where only `lp__` can be pinned: no single
 /// published definition reproduces both printed values (see the module
-/// docs of `src/diagnostics/mcse.rs`); ESS of |x − x̄| gives 0.035530 and 0.002197,
+/// docs of `src/mcse.rs`); ESS of |x − x̄| gives 0.035530 and 0.002197,
 /// ESS of (x − x̄)² (posterior ≥ 1.4) 0.030890 and 0.002164.
 #[test]
 fn mcse_sd_reproduces_printed_digits_for_lp() {
-    let Some(dir) = golden("mcse_sd_reproduces_printed_digits_for_lp") else {
-        return;
-    };
+    let dir = golden();
     let chains = column(&dir, LP);
     let got = mcse_sd(&views(&chains));
     assert!((got - 0.03553).abs() <= 5e-6, "mcse_sd(lp__) = {got}");

@@ -325,7 +325,7 @@ fn with_untied_scores<R>(count: usize, f: impl FnOnce(&[f64]) -> R) -> R {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::quantile;
+    use crate::quantile;
 
     /// The definition, computed plainly: a stable sort by `total_cmp` and
     /// one quantile per tie group.

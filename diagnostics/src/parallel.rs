@@ -24,7 +24,7 @@ pub fn available_threads() -> usize {
 /// any `threads` (0 is taken as 1). A panic in `f` is propagated.
 ///
 /// ```
-/// use qnmc_host::diagnostics::parallel_map;
+/// use qnmc_diagnostics::parallel_map;
 ///
 /// let squares = parallel_map(5, 3, |j| j * j);
 /// assert_eq!(squares, [0, 1, 4, 9, 16]);
@@ -72,7 +72,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::{Summary, summarize};
+    use crate::{Summary, summarize};
 
     /// Deterministic pseudo-random chains (AR(1) with φ depending on `j`).
     fn chains(j: usize) -> Vec<Vec<f64>> {

@@ -10,7 +10,7 @@
 //!
 //! These are the definitions of the R package posterior between versions 1.2
 //! and 1.3 (2022), which produced Stan's reference values for its `bern` test
-//! data (see `tests/diagnostics_golden.rs`). Stan's C++ `mcse_sd` is the same;
+//! data (see `tests/golden.rs`). Stan's C++ `mcse_sd` is the same;
 //! Stan's C++ `mcse_mean` instead divides by the ESS of the *unsplit* chains,
 //! which stays within Stan's 10⁻⁴ test tolerance but does not reproduce the
 //! printed digits (0.02021 vs 0.02016 for `lp__`); the split version

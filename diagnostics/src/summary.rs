@@ -27,10 +27,10 @@ pub struct Summary {
     /// [`rank_normalized_rhat`](super::rank_normalized_rhat).
     pub rhat: f64,
     /// Monte Carlo standard error of the mean, see
-    /// [`mcse_mean`](crate::diagnostics::mcse_mean).
+    /// [`mcse_mean`](crate::mcse_mean).
     pub mcse_mean: f64,
     /// Monte Carlo standard error of the sd, see
-    /// [`mcse_sd`](crate::diagnostics::mcse_sd).
+    /// [`mcse_sd`](crate::mcse_sd).
     pub mcse_sd: f64,
     /// 5% quantile of all draws (type 7, see [`quantile`](super::quantile)).
     pub q5: f64,
@@ -176,7 +176,7 @@ mod tests {
     /// Every field of `s` and the chains' own bulk ESS `chain_ess` against
     /// the standalone functions, bit for bit.
     fn assert_each_functions_bits(chains: &[&[f64]], s: &Summary, chain_ess: &[f64], what: &str) {
-        use crate::diagnostics::{ess_tail, mcse_mean, mcse_sd, quantile, rank_normalized_rhat};
+        use crate::{ess_tail, mcse_mean, mcse_sd, quantile, rank_normalized_rhat};
         let all = pooled(chains);
         let got = [
             s.mean,
@@ -235,7 +235,7 @@ mod tests {
 
     #[test]
     fn shared_work_gives_each_functions_bits() {
-        use crate::diagnostics::{ess_tail, quantile, rank_normalized_rhat};
+        use crate::{ess_tail, quantile, rank_normalized_rhat};
         // Lengths around the thresholds (4 per chain for R̂, 8 for the ESS),
         // odd lengths, one and several chains, and ties.
         for (chains, n) in [(1, 4), (1, 7), (1, 8), (2, 9), (4, 101), (3, 1000)] {
