@@ -3,8 +3,8 @@
 
 use std::fmt;
 
-use super::cmdstan_csv::quantity_name;
 use crate::draws::{ChainDraws, RunDraws};
+use crate::input::quantity_name;
 
 /// The contents of one CmdStan CSV file.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -98,7 +98,6 @@ pub use pmf::{
     Ratings, RatingsSource, SPLIT_SEED, SYNTHETIC_SEED, SyntheticRecipe, TEST_FRACTION,
     TRAIN_RMSE_SAMPLE, TRUE_RANK, Triples, read_movielens,
 };
-pub(crate) use posteriordb::read_zipped_json;
 pub use posteriordb::{
     Posteriordb, PosteriordbPosterior, ReferenceSummary, UnknownPosterior,
     summarize_reference_draws,

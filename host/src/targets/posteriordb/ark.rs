@@ -8,8 +8,8 @@
 //! U = α²/200 + ‖β‖²/200 + log(1 + σ²/6.25) + Σ_t e_t²/(2σ²) + (T − K)·s − s.
 
 use super::density::{Density, indexed};
-use super::json::{expect_len, number, number_list};
 use crate::input::{InputError, InputErrorKind};
+use crate::input::{expect_len, number, number_list};
 use serde_json::Value;
 use std::path::Path;
 

@@ -7,8 +7,8 @@
 //! U = ‖β‖²/200 + σ²/200 + ‖y − Xβ‖²/(2σ²) + N·s − s.
 
 use super::density::{Density, indexed};
-use super::json::{expect_len, field, number, number_list, numbers};
 use crate::input::{InputError, InputErrorKind};
+use crate::input::{expect_len, field, number, number_list, numbers};
 use serde_json::Value;
 use std::path::Path;
 

@@ -8,8 +8,8 @@
 //! U = ½Σθ̃ⱼ² + Σ (yⱼ − μ − τθ̃ⱼ)²/(2σⱼ²) + μ²/50 + log(1 + τ²/25) − s.
 
 use super::density::{Density, indexed};
-use super::json::{expect_len, number, number_list};
 use crate::input::{InputError, InputErrorKind};
+use crate::input::{expect_len, number, number_list};
 use serde_json::Value;
 use std::path::Path;
 

@@ -23,7 +23,6 @@ mod ark;
 mod blr;
 mod density;
 mod eight_schools;
-mod json;
 mod reference;
 
 #[cfg(test)]
@@ -34,7 +33,6 @@ pub use reference::{ReferenceSummary, summarize_reference_draws};
 use crate::input::InputError;
 use crate::model::{KnownPosterior, Model};
 use density::Density;
-pub(crate) use json::read_zipped_json;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -114,7 +112,7 @@ impl PosteriordbPosterior {
     /// written once for automatic differentiation
     /// (`tests/tests/operators/autodiff_gradients.rs`).
     pub fn read_data(self, root: &Path) -> Result<serde_json::Value, InputError> {
-        json::read_zipped_json(&self.data_path(root))
+        crate::input::read_zipped_json(&self.data_path(root))
     }
 
     /// `root/reference_posteriors/draws/draws/POSTERIOR.json.zip`.
@@ -195,7 +193,7 @@ impl Posteriordb {
     /// `reference_posteriors/`).
     pub fn load(posterior: PosteriordbPosterior, root: &Path) -> Result<Self, InputError> {
         let data_path = posterior.data_path(root);
-        let data = json::read_zipped_json(&data_path)?;
+        let data = crate::input::read_zipped_json(&data_path)?;
         let density: Box<dyn Density> = match posterior {
             PosteriordbPosterior::EightSchoolsNoncentered => {
                 Box::new(eight_schools::EightSchools::from_data(&data, &data_path)?)

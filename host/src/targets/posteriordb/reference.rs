@@ -2,8 +2,8 @@
 //! NUTS) summarised with our own diagnostics, and posteriordb's own summary
 //! of the means for cross-checking.
 
-use super::json::{field, numbers, read_json, read_zipped_json};
 use crate::input::{InputError, InputErrorKind};
+use crate::input::{field, numbers, read_json, read_zipped_json};
 use crate::model::KnownPosterior;
 use std::path::Path;
 

@@ -43,7 +43,7 @@ fn log_jacobian(model: &Posteriordb, x: &[f64], index: usize, output: usize) -> 
 
 /// The data of a posterior, read directly.
 fn data(posterior: PosteriordbPosterior, root: &Path) -> serde_json::Value {
-    json::read_zipped_json(&posterior.data_path(root)).unwrap()
+    crate::input::read_zipped_json(&posterior.data_path(root)).unwrap()
 }
 
 fn list(value: &serde_json::Value, key: &str) -> Vec<f64> {
@@ -309,7 +309,7 @@ fn broken_archives_and_json() {
     let dir = temp_dir("broken");
     let not_zip = dir.join("not.json.zip");
     std::fs::write(&not_zip, "plain text").unwrap();
-    let e = json::read_zipped_json(&not_zip).unwrap_err();
+    let e = crate::input::read_zipped_json(&not_zip).unwrap_err();
     assert_eq!(e.kind(), InputErrorKind::Format);
     assert!(e.to_string().contains("not a readable zip archive"), "{e}");
 
@@ -319,7 +319,7 @@ fn broken_archives_and_json() {
         "bad.json",
         "{\n  \"J\": 8,\n  \"y\": [1, 2,, 3]\n}",
     );
-    let e = json::read_zipped_json(&bad_json).unwrap_err();
+    let e = crate::input::read_zipped_json(&bad_json).unwrap_err();
     assert_eq!((e.line(), e.column()), (Some(3), Some(14)), "{e}");
     assert!(
         e.to_string()

@@ -1,7 +1,9 @@
-//! JSON files of posteriordb, plain or as a one-entry `.json.zip`, read into
-//! `serde_json::Value` with errors that name the file, line and column.
+//! JSON files, plain or as a one-entry `.json.zip` (posteriordb's data and
+//! reference draws, a Stan model's data), read into `serde_json::Value` with
+//! errors that name the file, line and column, and the typed reads of their
+//! entries.
 
-use crate::input::{InputError, InputErrorKind};
+use super::{InputError, InputErrorKind};
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
@@ -20,14 +22,14 @@ fn parse(text: &str, file: &Path, what: &str) -> Result<Value, InputError> {
 }
 
 /// Reads the JSON file `path`.
-pub(crate) fn read_json(path: &Path) -> Result<Value, InputError> {
+pub fn read_json(path: &Path) -> Result<Value, InputError> {
     let text = std::fs::read_to_string(path).map_err(|e| InputError::io(path, &e))?;
     parse(&text, path, "the file")
 }
 
 /// Reads the single JSON entry of the zip archive `path` (posteriordb stores
 /// data and reference draws this way, deflate-compressed).
-pub(crate) fn read_zipped_json(path: &Path) -> Result<Value, InputError> {
+pub fn read_zipped_json(path: &Path) -> Result<Value, InputError> {
     let file = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
     let bad_zip = |e: zip::result::ZipError| {
         InputError::new(
