@@ -20,7 +20,7 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 # SAMPLERS="sgld hamcmc" restricts the rows.
 read -r -a samplers <<< "${SAMPLERS:-nuts hmc qnhmc hamcmc hmc-bfgs mh-bfgs amagold l2mc sgld psgld sgrld sghmc sgnht sgrhmc}"
-cargo build --release -q -p qnmc-host || exit 1
+cargo build --release -q -p qnmc-cli || exit 1
 qnmc=target/release/qnmc
 printf '| sampler |'; for t in "${targets[@]}"; do printf ' %s |' "$t"; done; printf '\n|---|'
 for _ in "${targets[@]}"; do printf '%s' '---|'; done; printf '\n'

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared="${1:-../shared/data}"
-cargo build --release -q -p qnmc-host
+cargo build --release -q -p qnmc-cli
 qnmc=target/release/qnmc
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Builds the Stan models that host/tests/cli_stan_models.rs runs, into
+# Builds the Stan models that cli/tests/cli_stan_models.rs runs, into
 # OUT (default target/stan-models), two compilations at a time:
 #   correlated_gaussian (D = 100, stan/models/), and, when the shared data
 #   folder is there (../shared/data or $QNMC_SHARED_DATA), posteriordb's
 #   eight_schools_noncentered, blr and arK.
 # Needs `pip install httpstan==4.13.0` (see stan/build-model.py). Then:
-#   QNMC_STAN_MODELS=target/stan-models cargo test -p qnmc-host --test cli_stan_models
+#   QNMC_STAN_MODELS=target/stan-models cargo test -p qnmc-cli --test cli_stan_models
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-use qnmc_host::cli::{TargetArgs, build_target};
+use qnmc_cli::{TargetArgs, build_target};
 use qnmc_host::model::Model;
 use qnmc_host::output::{csv_column_name, float_text};
 use qnmc_host::stan::StanModel;

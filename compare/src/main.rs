@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use qnmc_host::cli::{TargetArgs, build_target};
+use qnmc_cli::{TargetArgs, build_target};
 use qnmc_host::model::Model;
 use qnmc_host::run::{MetricKind, RunSettings, SamplerKind};
 
@@ -78,7 +78,7 @@ fn configs() -> Vec<Config> {
         qnmc("qnhmc", "qnmc qnhmc", SamplerKind::Qnhmc, |_| {}),
         qnmc("nuts", "qnmc nuts (defaults)", SamplerKind::Nuts, |s| {
             // The CLI's defaults: --metric lbfgs, warm-up 500.
-            s.warmup = qnmc_host::cli::default_warmup(SamplerKind::Nuts);
+            s.warmup = qnmc_cli::default_warmup(SamplerKind::Nuts);
         }),
         qnmc(
             "nuts-w1000",
@@ -108,7 +108,7 @@ fn configs() -> Vec<Config> {
             SamplerKind::Nuts,
             |s| {
                 s.metric = Some(MetricKind::Diagonal);
-                s.warmup = qnmc_host::cli::default_warmup(SamplerKind::Nuts);
+                s.warmup = qnmc_cli::default_warmup(SamplerKind::Nuts);
             },
         ),
     ]

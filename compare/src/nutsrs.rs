@@ -333,7 +333,7 @@ fn stat_values<P: HasDims, T: Storable<P>>(stats: &mut T, dims: &P) -> Vec<(Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use qnmc_host::cli::{TargetArgs, build_target};
+    use qnmc_cli::{TargetArgs, build_target};
 
     /// The centred eight schools: a constrained τ, so lp__ holds a
     /// log-Jacobian.

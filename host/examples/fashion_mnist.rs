@@ -13,7 +13,7 @@
 //!   for QNHMC on MNIST 7 vs 9).
 //!
 //! ```sh
-//! cargo run --release -p qnmc-host -- run --target fashion-mnist --sampler qnhmc \
+//! cargo run --release -p qnmc-cli -- run --target fashion-mnist --sampler qnhmc \
 //!     --draws 200 --warmup 200 --chains 2 --output /tmp/fm-run --force
 //! cargo run --release -p qnmc-host --example fashion_mnist -- /tmp/fm-run
 //! ```

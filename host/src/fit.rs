@@ -114,7 +114,7 @@ impl Sampling {
     /// `sampler` with `settings` as they are; `lengths` says which of the
     /// warm-up and thinning the pilot may still choose (the CLI: those not
     /// given on the command line).
-    pub(crate) fn from_settings(
+    pub fn from_settings(
         sampler: SamplerKind,
         settings: RunSettings,
         lengths: PilotLengths,
@@ -272,7 +272,7 @@ impl Sampling {
     /// iterations (the CLI prints the choices there, before the chains);
     /// `sink`, if any, receives each chain's draws as they are made (`qnmc
     /// run --output` writes its chain files so).
-    pub(crate) fn draw(
+    pub fn draw(
         &self,
         model: &dyn Model,
         progress: impl FnOnce(&RunSettings, Option<&SgDefaults>, u64) -> Progress,
@@ -314,7 +314,7 @@ impl Sampling {
 /// The progress bar of a run of `sampler` with `settings` on `model`:
 /// `total` iterations, labelled "nuts (lbfgs metric) on MODEL"; hidden when
 /// `quiet`.
-pub(crate) fn run_progress(
+pub fn run_progress(
     sampler: SamplerKind,
     settings: &RunSettings,
     model: &dyn Model,
@@ -331,7 +331,8 @@ pub(crate) fn run_progress(
 }
 
 /// The chains of a run before their diagnostics ([`Sampling::draw`]).
-pub(crate) struct Drawn {
+#[derive(Debug)]
+pub struct Drawn {
     /// The settings that ran (after the pilot's choices).
     pub settings: RunSettings,
     /// What the pilot run chose, if one ran.

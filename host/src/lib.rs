@@ -1,8 +1,10 @@
 //! # qnmc-host
 //!
-//! The std side of qnmc: targets written by hand with their analytic posteriors,
-//! MCMC diagnostics that match Stan's numbers (bulk/tail ESS, R̂, MCSE), and the
-//! `qnmc` command-line tool.
+//! The std side of qnmc: models and targets written by hand with their
+//! analytic posteriors, the chain runner (every sampler, parallel chains,
+//! checkpoints), CmdStan CSV output, summaries and charts, and the
+//! diagnostics of [`qnmc_diagnostics`] re-exported. The `qnmc` command line
+//! is the crate `qnmc-cli` over this one.
 
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
@@ -10,8 +12,6 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod chart;
-pub mod cli;
-pub mod demo;
 /// The diagnostics (ESS, R̂, MCSE), from their own crate [`qnmc_diagnostics`]:
 /// `qnmc_host::diagnostics::ess_bulk` is `qnmc_diagnostics::ess_bulk`.
 pub use qnmc_diagnostics as diagnostics;

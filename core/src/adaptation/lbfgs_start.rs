@@ -66,7 +66,7 @@ pub(crate) const OPTIMUM_GRADIENT_REDUCTION: f64 = 1e-3;
 /// exceeds this many times its norm at the initial point: the path is going
 /// down a neck, where ∇U along the group effects grows as 1/σ² while U falls
 /// without end. Along such paths from `qnmc run`'s starts (seeds 1–3, 10
-/// pairs; `host/examples/elbo_along_path.rs` prints where) it first passes
+/// pairs; `cli/examples/elbo_along_path.rs` prints where) it first passes
 /// 100 after 113–160 evaluations on `radon-centered`, 278 and 390 on
 /// `stochastic-volatility` (the third seed: never; n above the ELBO's
 /// reach, so nothing else stopped these paths before the budget of 1000

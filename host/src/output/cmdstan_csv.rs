@@ -161,7 +161,7 @@ pub fn cmdstan_csv(run: &RunDraws, chain_index: usize) -> String {
 /// [`cmdstan_csv`] line by line into `line`, the values of the kept draws
 /// read from `values` one row at a time (an interrupted run's chain file,
 /// rewritten from its spill without holding the chain's values).
-pub(crate) fn write_chain_csv<V: DrawValues>(
+pub fn write_chain_csv<V: DrawValues>(
     line: &mut impl FnMut(&str),
     run: &RunDraws,
     chain_index: usize,

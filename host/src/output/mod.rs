@@ -28,7 +28,7 @@ mod value_spill;
 
 pub use chain_csv_stream::ChainCsvFiles;
 pub use checkpoint_files::{CheckpointFiles, RESUME_FOLDER, RunCommand};
-pub(crate) use cmdstan_csv::write_chain_csv;
+pub use cmdstan_csv::write_chain_csv;
 pub use cmdstan_csv::{SAMPLER_COLUMNS, cmdstan_csv, csv_column_name, sampler_columns};
 pub use cmdstan_read::{CmdStanCsvError, CmdStanDraws, read_cmdstan_csv, run_draws_from_cmdstan};
 pub use error::OutputError;

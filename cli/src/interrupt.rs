@@ -12,7 +12,7 @@
 
 use std::sync::OnceLock;
 
-use crate::run::{StopFlag, StopReason};
+use qnmc_host::run::{StopFlag, StopReason};
 
 /// What the first SIGINT prints on stderr.
 pub(crate) const INTERRUPT_MESSAGE: &str =

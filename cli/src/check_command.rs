@@ -1,6 +1,6 @@
 //! `qnmc check`: sample (or read CmdStan CSVs) and compare with the target's
 //! known posterior, or with a long reference run when none is known
-//! ([`crate::run::reference_run`]; a reference run that did not mix is
+//! ([`qnmc_host::run::reference_run`]; a reference run that did not mix is
 //! reported on stderr at once, and fails the check when R̂ > 1.01 or a bulk
 //! ESS < 400).
 //!
@@ -16,11 +16,11 @@ use super::args::CheckArgs;
 use super::run_command::{
     check_output, report_health, sample, target_for, validate_sampler, write_run,
 };
-use crate::draws::RunDraws;
-use crate::model::Model;
-use crate::output::{read_cmdstan_csv, run_draws_from_cmdstan, summarize_run};
-use crate::run::check::{SG_BIAS_TOLERANCE, check_with_tolerance};
-use crate::run::{Progress, ReferenceMixing, ReferenceSettings, reference_run, sampler_label};
+use qnmc_host::draws::RunDraws;
+use qnmc_host::model::Model;
+use qnmc_host::output::{read_cmdstan_csv, run_draws_from_cmdstan, summarize_run};
+use qnmc_host::run::check::{SG_BIAS_TOLERANCE, check_with_tolerance};
+use qnmc_host::run::{Progress, ReferenceMixing, ReferenceSettings, reference_run, sampler_label};
 
 /// Why `qnmc check --strict` is refused.
 const STRICT_IS_FOR_RUN: &str = "--strict is an option of `qnmc run` (exit code 4 when the run has \

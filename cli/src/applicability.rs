@@ -5,7 +5,7 @@
 //! argument ids, the field names of [`super::args`]); an option without a
 //! rule here applies everywhere.
 
-use crate::run::{MetricKind, REGISTRY, SAMPLER_SPECIFIC_OPTIONS, SamplerEntry, SamplerKind};
+use qnmc_host::run::{MetricKind, REGISTRY, SAMPLER_SPECIFIC_OPTIONS, SamplerEntry, SamplerKind};
 
 use super::args::SamplerArgs;
 
@@ -209,14 +209,14 @@ pub const NOT_WITH_DRAWS_FILES: [&str; 24] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Cli;
+    use crate::Cli;
     use clap::Parser;
 
     fn sampler_args(args: &[&str]) -> SamplerArgs {
         let mut all = vec!["qnmc", "run", "--target", "gaussian"];
         all.extend_from_slice(args);
         match Cli::parse_from(all).command {
-            crate::cli::Command::Run(a) => a.sampler,
+            crate::Command::Run(a) => a.sampler,
             _ => unreachable!(),
         }
     }

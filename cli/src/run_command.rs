@@ -17,17 +17,17 @@ use super::applicability::{model_option_error, sampler_option_error, target_opti
 use super::args::{OutputArgs, RunArgs, SamplerArgs, TargetArgs};
 use super::plot_command::shell_word;
 use super::{CliError, build_target, run_settings};
-use crate::draw_values::hold_in_memory;
-use crate::draws::RunDraws;
-use crate::fit::{Sampling, run_progress};
-use crate::model::{KnownPosterior, Model};
-use crate::output::{
+use qnmc_host::draw_values::hold_in_memory;
+use qnmc_host::draws::RunDraws;
+use qnmc_host::fit::{Sampling, run_progress};
+use qnmc_host::model::{KnownPosterior, Model};
+use qnmc_host::output::{
     ChainCsvFiles, CheckpointFiles, OutputDir, PlotSelection, RunCommand, RunHealth, RunSummary,
     RunValues, ValueSpills, assess_run, summarize_run_from, summary_table_with,
     write_model_files_from, write_run_files_after_chains, write_run_files_summarized,
 };
-use crate::run::{DrawSink, PilotLengths, refused_defaults};
-use crate::stan::StanModel;
+use qnmc_host::run::{DrawSink, PilotLengths, refused_defaults};
+use qnmc_host::stan::StanModel;
 
 /// The error of `run` or `check` given neither `--target` nor `--model`:
 /// it names both ways to give a posterior.
@@ -108,7 +108,7 @@ fn sample_into(
     sink: Option<&dyn DrawSink>,
 ) -> Result<RunDraws, CliError> {
     if !sampler.lp.is_empty() {
-        crate::run::LpMode::from_words(&sampler.lp).map_err(CliError::Usage)?;
+        qnmc_host::run::LpMode::from_words(&sampler.lp).map_err(CliError::Usage)?;
     }
     let settings = run_settings(sampler);
     settings

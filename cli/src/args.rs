@@ -6,9 +6,9 @@ use clap::{Args, Parser, Subcommand};
 use qnmc::lbfgs::InitialScaling;
 use qnmc::{QnhmcMass, SghmcUpdate};
 
-use crate::input::Separator;
-use crate::run::{MAX_TREE_DEPTH, MetricKind, SamplerKind};
-use crate::targets::Missing;
+use qnmc_host::input::Separator;
+use qnmc_host::run::{MAX_TREE_DEPTH, MetricKind, SamplerKind};
+use qnmc_host::targets::Missing;
 
 /// qnmc: quasi-Newton Monte Carlo samplers, targets and diagnostics.
 #[derive(Debug, Parser)]
@@ -382,7 +382,7 @@ pub struct RunArgs {
     #[arg(
         long,
         value_name = "SECONDS",
-        default_value_t = crate::run::DEFAULT_CHECKPOINT_SECONDS,
+        default_value_t = qnmc_host::run::DEFAULT_CHECKPOINT_SECONDS,
         help_heading = OUTPUT
     )]
     pub checkpoint_seconds: f64,

@@ -6,10 +6,10 @@ use super::CliError;
 use super::args::DemoArgs;
 use super::run_command::{report_health, write_run};
 use crate::demo::{self, DemoSettings};
-use crate::model::Model;
-use crate::output::{OutputDir, summarize_run, summary_table_with};
-use crate::run::{Progress, RunSettings, SamplerKind, run};
-use crate::targets::{LogisticRegressionModel, LogregDataset};
+use qnmc_host::model::Model;
+use qnmc_host::output::{OutputDir, summarize_run, summary_table_with};
+use qnmc_host::run::{Progress, RunSettings, SamplerKind, run};
+use qnmc_host::targets::{LogisticRegressionModel, LogregDataset};
 
 /// `qnmc demo`.
 pub fn demo(args: &DemoArgs) -> Result<(), CliError> {

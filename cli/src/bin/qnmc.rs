@@ -3,5 +3,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    qnmc_host::cli::main_with_args(std::env::args_os())
+    qnmc_cli::main_with_args(std::env::args_os())
 }

@@ -15,7 +15,7 @@
 //! point's); the last line says where ‖∇U‖ first grew that far.
 //!
 //! ```sh
-//! cargo run --release -p qnmc-host --example elbo_along_path -- TARGET [SEEDS]
+//! cargo run --release -p qnmc-cli --example elbo_along_path -- TARGET [SEEDS]
 //! ```
 //!
 //! TARGET is any `--target` of `qnmc list` that needs no options (e.g.
@@ -25,7 +25,7 @@
 use qnmc::Real;
 use qnmc::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings, elbo_estimate, minimize_observed};
 use qnmc::random::fill_standard_normal;
-use qnmc_host::cli::{TargetArgs, build_target};
+use qnmc_cli::{TargetArgs, build_target};
 use qnmc_host::model::PaddedModel;
 use rand_core::SeedableRng;
 use std::fmt::Write;

@@ -3,8 +3,8 @@
 
 use super::CliError;
 use super::args::ReproduceArgs;
-use crate::output::{OutputDir, render_chart};
-use crate::reproduce::{self, ReproduceOptions};
+use qnmc_host::output::{OutputDir, render_chart};
+use qnmc_host::reproduce::{self, ReproduceOptions};
 
 /// `qnmc reproduce`.
 pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {

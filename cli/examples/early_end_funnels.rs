@@ -12,7 +12,7 @@
 //! warm-up, and the median gradients per chain (warm-up included).
 //!
 //! ```sh
-//! cargo run --release -p qnmc-host --example early_end_funnels -- [seeds] [targets…]
+//! cargo run --release -p qnmc-cli --example early_end_funnels -- [seeds] [targets…]
 //! ```
 //!
 //! Set `QNMC_EARLY_END_VERBOSE=1` to print every run's worst R̂, divergences
@@ -24,7 +24,7 @@
 //! see `NeckStart`), and, as controls where the early end should keep firing, `gaussian` and
 //! `logreg-german`. Other `--target` names may be given.
 
-use qnmc_host::cli::{TargetArgs, build_target};
+use qnmc_cli::{TargetArgs, build_target};
 use qnmc_host::diagnostics::rank_normalized_rhat;
 use qnmc_host::model::Model;
 use qnmc_host::run::{Progress, RunSettings, SamplerKind, run};

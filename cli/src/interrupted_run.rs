@@ -5,9 +5,9 @@
 use super::CliError;
 use super::plot_command::shell_word;
 use super::run_command::report_health;
-use crate::draws::{Interruption, RunDraws};
-use crate::model::KnownPosterior;
-use crate::output::{
+use qnmc_host::draws::{Interruption, RunDraws};
+use qnmc_host::model::KnownPosterior;
+use qnmc_host::output::{
     OutputDir, RunValues, SUMMARY_JSON_FILE, SUMMARY_TEXT_FILE, chain_file_name,
     summarize_run_from, summary_json_with, summary_table_with, write_chain_csv,
 };

@@ -11,7 +11,7 @@
 //! gradients of warm-up and draws; then their geometric means over seeds.
 //!
 //! ```sh
-//! cargo run --release -p qnmc-host --example eight_schools_tail -- [lbfgs|diag] [seeds] [v]
+//! cargo run --release -p qnmc-cli --example eight_schools_tail -- [lbfgs|diag] [seeds] [v]
 //! ```
 //!
 //! Defaults: `lbfgs`, 40 seeds; a third argument prints every chain.
@@ -21,7 +21,7 @@ use qnmc::adaptation::{
 };
 use qnmc::metric::{DiagonalMetric, LbfgsMetric};
 use qnmc::{NutsSettings, Potential};
-use qnmc_host::cli::{TargetArgs, build_target};
+use qnmc_cli::{TargetArgs, build_target};
 use qnmc_host::model::Model;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;

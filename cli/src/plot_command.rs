@@ -5,7 +5,7 @@
 
 use super::CliError;
 use super::args::PlotArgs;
-use crate::output::{OutputDir, PlotSelection, add_charts, read_run_folder};
+use qnmc_host::output::{OutputDir, PlotSelection, add_charts, read_run_folder};
 
 /// `qnmc plot`.
 pub fn plot(args: &PlotArgs) -> Result<(), CliError> {

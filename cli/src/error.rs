@@ -4,10 +4,10 @@ use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::draws::Interruption;
-use crate::input::InputError;
-use crate::output::OutputError;
-use crate::run::{RunError, StopReason};
+use qnmc_host::draws::Interruption;
+use qnmc_host::input::InputError;
+use qnmc_host::output::OutputError;
+use qnmc_host::run::{RunError, StopReason};
 
 /// Why a command did not succeed.
 #[derive(Debug)]

@@ -10,7 +10,7 @@ use std::path::Path;
 use super::CliError;
 use super::args::{Command, RunArgs};
 use super::run_command::run_from;
-use crate::output::CheckpointFiles;
+use qnmc_host::output::CheckpointFiles;
 
 /// The options `--resume` takes beside itself.
 const RESUME_OPTIONS: [&str; 3] = ["resume", "quiet", "checkpoint_seconds"];

@@ -12,7 +12,7 @@
 //! it (whitespace folded; one entry serves every page that prints it):
 //!
 //! - [`RUN`]: a test of this file runs it (`cargo run --release -p
-//!   qnmc-host --` becomes the `qnmc` binary) in a scratch folder, checks its
+//!   qnmc-cli --` becomes the `qnmc` binary) in a scratch folder, checks its
 //!   exit code, that it prints no `warning:` where the page shows a clean
 //!   run, and compares every number the pages quote from it;
 //! - [`COVERED`]: another test runs it as printed (named in the list);
@@ -47,7 +47,7 @@ mod common;
 
 use std::path::Path;
 
-use qnmc_host::demo::{self, DemoSettings};
+use qnmc_cli::demo::{self, DemoSettings};
 use qnmc_host::run::{Progress, RunSettings, SamplerKind};
 use qnmc_host::targets::{LogisticRegressionModel, LogregDataset};
 
@@ -66,21 +66,20 @@ const PAGES: &[&str] = &[
 
 /// The README's main job: the demo (sampler table, then NUTS on German
 /// credit; docs/BENCHMARKS.md quotes its numbers).
-const DEMO: &str = "cargo run --release -p qnmc-host -- demo --output qnmc-demo --force";
+const DEMO: &str = "cargo run --release -p qnmc-cli -- demo --output qnmc-demo --force";
 /// README and docs/CLI.md: the default sampler on Statlog heart.
 const HEART_NUTS: &str =
-    "cargo run --release -p qnmc-host -- run --target logreg-heart --output heart-fit";
+    "cargo run --release -p qnmc-cli -- run --target logreg-heart --output heart-fit";
 /// … and its charts, drawn from the run's folder.
-const HEART_PLOT: &str = "cargo run --release -p qnmc-host -- plot heart-fit";
+const HEART_PLOT: &str = "cargo run --release -p qnmc-cli -- plot heart-fit";
 /// … `check` against posteriordb's reference draws (needs the shared data).
-const CHECK_EIGHT_SCHOOLS: &str =
-    "cargo run --release -p qnmc-host -- check --target eight-schools";
+const CHECK_EIGHT_SCHOOLS: &str = "cargo run --release -p qnmc-cli -- check --target eight-schools";
 /// … QNHMC on Statlog heart, with the trajectory length docs/CLI.md explains.
-const HEART_QNHMC: &str = "cargo run --release -p qnmc-host -- run --sampler qnhmc --leapfrog-steps 20 --target logreg-heart --output heart-fit-qnhmc";
+const HEART_QNHMC: &str = "cargo run --release -p qnmc-cli -- run --sampler qnhmc --leapfrog-steps 20 --target logreg-heart --output heart-fit-qnhmc";
 /// Inline: "`… -- list` names every target and sampler".
-const LIST: &str = "cargo run --release -p qnmc-host -- list";
+const LIST: &str = "cargo run --release -p qnmc-cli -- list";
 /// Inline: "`… -- run --help` lists them all".
-const RUN_HELP: &str = "cargo run --release -p qnmc-host -- run --help";
+const RUN_HELP: &str = "cargo run --release -p qnmc-cli -- run --help";
 
 /// Commands a test of this file runs.
 const RUN: &[&str] = &[
@@ -97,24 +96,24 @@ const RUN: &[&str] = &[
 const COVERED: &[(&str, &str)] = &[
     (
         "cat > trial.csv <<'EOF'",
-        "host/tests/readme_user_csv.rs writes the heredoc's CSV",
+        "cli/tests/readme_user_csv.rs writes the heredoc's CSV",
     ),
     (
-        "cargo run --release -p qnmc-host -- run --sampler qnhmc --target logreg-csv --data trial.csv --label-column recovered --output trial-fit",
-        "host/tests/readme_user_csv.rs runs it on that CSV",
+        "cargo run --release -p qnmc-cli -- run --sampler qnhmc --target logreg-csv --data trial.csv --label-column recovered --output trial-fit",
+        "cli/tests/readme_user_csv.rs runs it on that CSV",
     ),
     (
-        "cargo run --release -p qnmc-host -- plot trial-fit",
-        "host/tests/readme_user_csv.rs runs it after the run",
+        "cargo run --release -p qnmc-cli -- plot trial-fit",
+        "cli/tests/readme_user_csv.rs runs it after the run",
     ),
 ];
 
 /// Commands no test runs: (command, why).
 const SKIPPED: &[(&str, &str)] = &[
     (
-        "cargo install --path host",
+        "cargo install --path cli",
         "installs `qnmc` into ~/.cargo/bin, outside the repository (a release build of \
-         minutes); `cargo install --path host --root DIR` was run by hand and its binary \
+         minutes); `cargo install --path cli --root DIR` was run by hand and its binary \
          answered --help",
     ),
     (
@@ -122,14 +121,14 @@ const SKIPPED: &[(&str, &str)] = &[
         "the test suite itself, which runs this file",
     ),
     (
-        "cargo run --release -p qnmc-host -- reproduce all --output reproductions",
+        "cargo run --release -p qnmc-cli -- reproduce all --output reproductions",
         "the papers' full settings take about 9 minutes on 2 cores; CI runs `reproduce all --quick`, \
          and host/tests/reproduce_*.rs test each reproduction",
     ),
     (
         "qnmc run --model eight_schools_noncentered_model.so --data eight_schools.json --output es-fit",
         "needs a Stan model compiled to a shared library (BridgeStan or stan/build-model.py with the \
-         httpstan wheel); host/tests/cli_stan_models.rs runs `--model` on the models CI compiles",
+         httpstan wheel); cli/tests/cli_stan_models.rs runs `--model` on the models CI compiles",
     ),
     (
         "python3 stan/build-model.py path/to/model.stan",
@@ -145,7 +144,7 @@ const SKIPPED: &[(&str, &str)] = &[
         "about 4 minutes, and needs the build above",
     ),
     (
-        "cargo run --release -p qnmc-host -- reproduce sg-conditioning --output reproductions",
+        "cargo run --release -p qnmc-cli -- reproduce sg-conditioning --output reproductions",
         "2 × 10⁵ iterations per sampler, data set and step size: about 5 minutes",
     ),
     (
@@ -168,7 +167,7 @@ const SKIPPED: &[(&str, &str)] = &[
          and QNMC_REQUIRE_FASHION_MNIST=1 makes them fail",
     ),
     (
-        "cargo run --release -p qnmc-host -- run --target fashion-mnist --sampler qnhmc --draws 200 --warmup 200 --chains 2 --output fm-run",
+        "cargo run --release -p qnmc-cli -- run --target fashion-mnist --sampler qnhmc --draws 200 --warmup 200 --chains 2 --output fm-run",
         "needs Debian's dataset-fashion-mnist, and takes minutes (d = 784, 12 000 images; 3.5 min \
          measured, docs/DATA.md); host/src/targets/logreg/fashion_mnist_tests.rs tests the \
          target's model",
@@ -309,10 +308,10 @@ fn page_commands(name: &str, text: &str) -> Vec<(usize, String)> {
     commands
 }
 
-/// The arguments of `cargo run --release -p qnmc-host -- ARGS` or `qnmc ARGS`.
+/// The arguments of `cargo run --release -p qnmc-cli -- ARGS` or `qnmc ARGS`.
 fn qnmc_args(command: &str) -> Vec<&str> {
     let args = command
-        .strip_prefix("cargo run --release -p qnmc-host -- ")
+        .strip_prefix("cargo run --release -p qnmc-cli -- ")
         .or_else(|| command.strip_prefix("qnmc "))
         .unwrap_or_else(|| panic!("not a qnmc command: {command}"));
     assert!(!args.contains(['\'', '"', '$', '\\']), "quoting: {command}");
@@ -329,7 +328,7 @@ fn assert_printed(command: &str) {
             .any(|p| folded(&p.text).contains(&format!("`{command}`")));
     assert!(
         printed,
-        "no page of {PAGES:?} prints `{command}` any more: update host/tests/readme_commands.rs"
+        "no page of {PAGES:?} prints `{command}` any more: update cli/tests/readme_commands.rs"
     );
 }
 
@@ -360,7 +359,7 @@ fn assert_pages_say(pages: &[Page], anchor: &str, expected: &str) {
     }
     assert!(
         found,
-        "no page of {PAGES:?} says «{anchor}» any more: update host/tests/readme_commands.rs \
+        "no page of {PAGES:?} says «{anchor}» any more: update cli/tests/readme_commands.rs \
          (expected «{claim}»)"
     );
 }
@@ -484,7 +483,7 @@ fn every_readme_command_is_classified() {
         .collect();
     assert!(
         unclassified.is_empty(),
-        "commands in no list (or in several) of host/tests/readme_commands.rs; \
+        "commands in no list (or in several) of cli/tests/readme_commands.rs; \
          run each in a test (RUN) or list it in COVERED or SKIPPED with the reason:\n{}",
         unclassified.join("\n")
     );
@@ -498,7 +497,7 @@ fn every_readme_command_is_classified() {
         .collect();
     assert!(
         stale.is_empty(),
-        "listed in host/tests/readme_commands.rs but printed by none of {PAGES:?}:\n{}",
+        "listed in cli/tests/readme_commands.rs but printed by none of {PAGES:?}:\n{}",
         stale.join("\n")
     );
     for (_, why) in SKIPPED.iter().chain(COVERED) {

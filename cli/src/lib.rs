@@ -7,14 +7,24 @@
 //! moved, non-finite `lp__`); 4 `--strict` and the run has warnings; 5
 //! `reproduce` skipped parts whose data were not found; 130 and 143 `run`
 //! was stopped by SIGINT (Ctrl-C) or SIGTERM and kept its draws so far.
+//!
+//! This crate is the command line only: the chains, targets, output and
+//! charts are the library `qnmc-host`, which the commands call (the library's
+//! [`Sampling`](qnmc_host::fit::Sampling) and `qnmc run` share one code path).
+
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
 
 mod applicability;
 mod args;
 mod check_command;
+pub mod demo;
 mod demo_command;
 mod error;
 mod interrupt;
 mod interrupted_run;
+#[cfg(test)]
+mod library_agreement;
 mod list_command;
 mod plot_command;
 mod reproduce_command;
@@ -44,7 +54,7 @@ whose data were not found; 130 `run` stopped by Ctrl-C (SIGINT), 143 by SIGTERM,
 far kept (in --output DIR, marked INCOMPLETE).";
 pub use targets::{TARGETS, build_target, shared_data_dir};
 
-use crate::run::RunSettings;
+use qnmc_host::run::RunSettings;
 
 /// Parses `args` (program name first) and runs the command; returns the
 /// process exit code. Help and version print to stdout and return 0; clap's
@@ -137,15 +147,15 @@ pub fn execute(command: &Command) -> Result<(), CliError> {
     }
 }
 
-pub use crate::run::default_warmup;
+pub use qnmc_host::run::default_warmup;
 
 /// `qnmc run`'s sampling of `model` (no progress bar), for the tests that
 /// compare it with the library's.
 #[cfg(test)]
 pub(crate) fn sample_for_tests(
-    model: &dyn crate::model::Model,
+    model: &dyn qnmc_host::model::Model,
     sampler: &SamplerArgs,
-) -> Result<crate::draws::RunDraws, CliError> {
+) -> Result<qnmc_host::draws::RunDraws, CliError> {
     run_command::sample(model, sampler, true)
 }
 
@@ -181,7 +191,7 @@ pub fn run_settings(a: &SamplerArgs) -> RunSettings {
         window_covariance: !a.no_window_covariance,
         optimum_secants: !a.no_optimum_secants,
         // Checked (with its message) in `sample`.
-        lp: crate::run::LpMode::from_words(&a.lp).ok(),
+        lp: qnmc_host::run::LpMode::from_words(&a.lp).ok(),
         pilot: None,
     }
 }

@@ -12,8 +12,8 @@ use qnmc::{
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 
-use crate::diagnostics::{ess_bulk, mean, variance, weighted_mean, weighted_variance};
-use crate::targets::CorrelatedGaussian;
+use qnmc_host::diagnostics::{ess_bulk, mean, variance, weighted_mean, weighted_variance};
+use qnmc_host::targets::CorrelatedGaussian;
 
 /// Dimension of the demo target (the QNHMC paper's §5.1).
 pub const DIMENSION: usize = 100;

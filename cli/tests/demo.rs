@@ -2,7 +2,7 @@
 //! whose numbers are internally consistent, and whose exact samplers land near
 //! the truth.
 
-use qnmc_host::demo::{DemoSettings, run, table};
+use qnmc_cli::demo::{DemoSettings, run, table};
 
 #[test]
 fn short_demo_run_is_consistent() {

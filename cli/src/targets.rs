@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use super::CliError;
 use super::args::TargetArgs;
-use crate::model::Model;
-use crate::targets::{
+use qnmc_host::model::Model;
+use qnmc_host::targets::{
     AmagoldDist1, AmagoldDist2, BayesianPmf, CsvOptions, DoubleWell, EightSchoolsCentered,
     FashionMnist, Funnel, GaussianCovariance, GaussianModel, GaussianPmf, HierLogisticCentered,
     HierLogisticNoncentered, LatentGpCentered, LatentGpNoncentered, LinearGaussian,
@@ -187,16 +187,16 @@ fn factorisation_ratings(args: &TargetArgs) -> Result<Ratings, CliError> {
         ratings.items(),
         100.0 * ratings.density(),
         ratings.test().len(),
-        crate::targets::SPLIT_SEED,
+        qnmc_host::targets::SPLIT_SEED,
     );
     Ok(ratings)
 }
 
 /// The shared data folder: `--shared-data`, else `$QNMC_SHARED_DATA`, else
-/// `shared/data` beside the repository ([`crate::shared_data::locate`]); never
+/// `shared/data` beside the repository ([`qnmc_host::shared_data::locate`]); never
 /// the current directory.
-pub fn shared_data_dir(args: &TargetArgs) -> Result<PathBuf, crate::shared_data::NotFound> {
-    crate::shared_data::locate(args.shared_data.as_deref())
+pub fn shared_data_dir(args: &TargetArgs) -> Result<PathBuf, qnmc_host::shared_data::NotFound> {
+    qnmc_host::shared_data::locate(args.shared_data.as_deref())
 }
 
 fn need_shared(args: &TargetArgs) -> Result<PathBuf, CliError> {

@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::TARGETS;
-use crate::reproduce;
-use crate::run::SamplerKind;
+use qnmc_host::reproduce;
+use qnmc_host::run::SamplerKind;
 
 /// The listing `qnmc list` prints.
 pub fn listing() -> String {
