@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use super::TARGETS;
-use qnmc_host::reproduce;
 use qnmc_host::run::SamplerKind;
+use qnmc_reproduce as reproduce;
 
 /// The listing `qnmc list` prints.
 pub fn listing() -> String {

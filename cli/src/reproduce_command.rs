@@ -4,7 +4,7 @@
 use super::CliError;
 use super::args::ReproduceArgs;
 use qnmc_host::output::{OutputDir, render_chart};
-use qnmc_host::reproduce::{self, ReproduceOptions};
+use qnmc_reproduce::{self as reproduce, ReproduceOptions};
 
 /// `qnmc reproduce`.
 pub fn reproduce(args: &ReproduceArgs) -> Result<(), CliError> {

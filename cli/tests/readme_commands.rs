@@ -123,7 +123,7 @@ const SKIPPED: &[(&str, &str)] = &[
     (
         "cargo run --release -p qnmc-cli -- reproduce all --output reproductions",
         "the papers' full settings take about 9 minutes on 2 cores; CI runs `reproduce all --quick`, \
-         and host/tests/reproduce_*.rs test each reproduction",
+         and reproduce/tests/*.rs test each reproduction",
     ),
     (
         "qnmc run --model eight_schools_noncentered_model.so --data eight_schools.json --output es-fit",

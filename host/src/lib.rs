@@ -22,7 +22,6 @@ pub mod input;
 pub mod metric_kind;
 pub mod model;
 pub mod output;
-pub mod reproduce;
 pub mod run;
 pub mod shared_data;
 pub mod stan;

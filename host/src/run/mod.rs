@@ -90,7 +90,7 @@ pub use refused_defaults::{MH_BFGS_MAX_UNTHINNED_DIMENSION, refused_defaults};
 pub use sampler_kind::{
     DefaultStepSize, REGISTRY, SAMPLER_SPECIFIC_OPTIONS, SamplerEntry, SamplerKind, UnknownSampler,
 };
-pub use samplers::{ENSEMBLE_MEMORY, ENSEMBLE_WALKERS};
+pub use samplers::{ENSEMBLE_MEMORY, ENSEMBLE_WALKERS, SgMetric, sg_metric};
 pub use settings::{
     DEFAULT_MAX_TREE_DEPTH, DEFAULT_NUTS_EARLY_END, DEFAULT_NUTS_METRIC,
     DIVERGENCE_TARGET_ACCEPTANCE, HAMCMC_MEMORY_SIZES, LP_AUTO_MAX_DATA, LpMode, MAX_QNHMC_MEMORY,

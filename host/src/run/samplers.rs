@@ -291,10 +291,10 @@ ensemble_sampler!(MhBfgs);
 /// 8 KB whatever the storage D, so the in-place constructors, which move
 /// the metric in, build the samplers at D = 2²⁰ too (the pilot stops at
 /// [`MAX_PILOT_DIMENSION`] coordinates, so a larger model gets G = I).
-pub(crate) type SgMetric = ConstantInverseMetric<f64, MAX_PILOT_DIMENSION>;
+pub type SgMetric = ConstantInverseMetric<f64, MAX_PILOT_DIMENSION>;
 
 /// [`SgMetric`] from the model's entries of G⁻¹ (the pilot's), or G = I
 /// without them.
-pub(crate) fn sg_metric(inverse: Option<&[f64]>) -> SgMetric {
+pub fn sg_metric(inverse: Option<&[f64]>) -> SgMetric {
     inverse.map_or_else(SgMetric::identity, SgMetric::from_leading)
 }
