@@ -27,7 +27,7 @@ use qnmc_host::output::{
     write_model_files_from, write_run_files_after_chains, write_run_files_summarized,
 };
 use qnmc_host::run::{DrawSink, PilotLengths, refused_defaults};
-use qnmc_host::stan::StanModel;
+use qnmc_stan::StanModel;
 
 /// The error of `run` or `check` given neither `--target` nor `--model`:
 /// it names both ways to give a posterior.

@@ -22,8 +22,8 @@ mod common;
 
 use common::qnmc;
 use qnmc_host::model::Model;
-use qnmc_host::stan::StanModel;
 use qnmc_host::targets::{GaussianModel, Posteriordb, PosteriordbPosterior};
+use qnmc_stan::StanModel;
 use rand_core::SeedableRng;
 use rand_xorshift::XorShiftRng;
 

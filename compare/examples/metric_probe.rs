@@ -26,7 +26,7 @@ use qnmc::adaptation::{
 use qnmc::metric::Metric;
 use qnmc::{NutsSettings, Potential};
 use qnmc_host::model::Model;
-use qnmc_host::stan::StanModel;
+use qnmc_stan::StanModel;
 use rand_core::SeedableRng;
 
 struct W<'a>(&'a StanModel);

@@ -14,7 +14,7 @@ use clap::{Args, ValueEnum};
 use qnmc_cli::{TargetArgs, build_target};
 use qnmc_host::model::Model;
 use qnmc_host::output::{csv_column_name, float_text};
-use qnmc_host::stan::StanModel;
+use qnmc_stan::StanModel;
 use serde_json::json;
 
 use crate::NUTS_RS_VERSION;

@@ -32,28 +32,9 @@
 //!
 //! Any [`Model`] runs: one written by hand as above, a core `Potential` or
 //! an `AutodiffModel` through [`PotentialModel`](crate::model::PotentialModel),
-//! a Stan model compiled to a shared library (docs/CLI.md, "Your own Stan
-//! model", says how to build one):
-//!
-//! ```no_run
-//! use std::path::Path;
-//!
-//! use qnmc_host::fit::Sampling;
-//! use qnmc_host::stan::StanModel;
-//!
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let model = StanModel::load(
-//!     Path::new("eight_schools_model.so"),
-//!     Some(Path::new("eight_schools.json")),
-//! )?;
-//! let fit = Sampling::new().seed(1).run(&model)?;
-//! print!("{}", fit.table());
-//! for line in fit.health.lines() {
-//!     eprintln!("{line}");
-//! }
-//! # Ok(())
-//! # }
-//! ```
+//! or a Stan model compiled to a shared library, through the crate
+//! `qnmc-stan`'s `StanModel` (its docs show the run; docs/CLI.md, "Your own
+//! Stan model", says how to build one).
 
 use crate::draws::RunDraws;
 use crate::metric_kind::sampler_label;

@@ -7,7 +7,7 @@
 //! is the crate `qnmc-cli` over this one.
 
 #![deny(missing_docs)]
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 // Numeric kernels index several parallel arrays at once; index loops say that best.
 #![allow(clippy::needless_range_loop)]
 
@@ -24,7 +24,6 @@ pub mod model;
 pub mod output;
 pub mod run;
 pub mod shared_data;
-pub mod stan;
 pub mod targets;
 
 /// The README's Rust examples (the library as the CLI runs it, then the

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use qnmc_host::draws::{ChainDraws, RunDraws};
 use qnmc_host::model::{KnownPosterior, Model};
 use qnmc_host::run::check::{CheckReport, check};
-use qnmc_host::stan::StanModel;
+use qnmc_stan::StanModel;
 use serde_json::{Value, json};
 
 use crate::runs::{ChainRun, SamplerRun};

@@ -5,7 +5,7 @@
 //! `stan/build-model.py` (offline, with the `httpstan` wheel), exports
 //! `bs_model_construct`, `bs_log_density_gradient` and the other functions
 //! of [`REQUIRED_SYMBOLS`]. [`StanModel::load`] opens such a library, builds
-//! the model with its JSON data and runs it as a [`Model`](crate::model::Model):
+//! the model with its JSON data and runs it as a [`Model`](qnmc_host::model::Model):
 //! U(θ) = −log p(θ | y) on the unconstrained scale, reported on the
 //! constrained scale with Stan's names.
 //!
@@ -18,7 +18,7 @@
 //!
 //! ```no_run
 //! use qnmc_host::model::Model;
-//! use qnmc_host::stan::StanModel;
+//! use qnmc_stan::StanModel;
 //! use std::path::Path;
 //!
 //! let model = StanModel::load(
@@ -29,8 +29,36 @@
 //! let mut gradient = vec![0.0; 10];
 //! let u = model.potential_and_gradient(&[0.0; 10], &mut gradient);
 //! assert!(u.is_finite());
-//! # Ok::<(), qnmc_host::stan::StanError>(())
+//! # Ok::<(), qnmc_stan::StanError>(())
 //! ```
+//!
+//! Sampled as `qnmc run --model` samples it, with the library's
+//! [`Sampling`](qnmc_host::fit::Sampling):
+//!
+//! ```no_run
+//! use std::path::Path;
+//!
+//! use qnmc_host::fit::Sampling;
+//! use qnmc_stan::StanModel;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let model = StanModel::load(
+//!     Path::new("eight_schools_model.so"),
+//!     Some(Path::new("eight_schools.json")),
+//! )?;
+//! let fit = Sampling::new().seed(1).run(&model)?;
+//! print!("{}", fit.table());
+//! for line in fit.health.lines() {
+//!     eprintln!("{line}");
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+// The crate's only unsafe code is the C calls of `library.rs` and
+// `model.rs`, each with a SAFETY comment; those two files allow it.
+#![deny(unsafe_code)]
+#![deny(missing_docs)]
 
 mod data_error;
 mod library;

@@ -14,8 +14,8 @@ use rand_core::{Rng, SeedableRng};
 use super::StanError;
 use super::data_error::{missing_field_message, unread_field};
 use super::library::StanLibrary;
-use crate::input::quantity_name;
-use crate::model::{Model, ModelRng};
+use qnmc_host::input::quantity_name;
+use qnmc_host::model::{Model, ModelRng};
 
 /// Random starting points tried when the log density fails at the origin
 /// (Stan tries 100 inits uniform on (−2, 2) before it gives up).
@@ -70,7 +70,7 @@ fn read_data(path: &Path) -> Result<(String, String), StanError> {
         message,
     };
     let text = if path.extension().is_some_and(|e| e == "zip") {
-        let value = crate::input::read_zipped_json(path).map_err(|e| fail(e.to_string()))?;
+        let value = qnmc_host::input::read_zipped_json(path).map_err(|e| fail(e.to_string()))?;
         value.to_string()
     } else {
         let text =
@@ -86,7 +86,7 @@ fn read_data(path: &Path) -> Result<(String, String), StanError> {
         text
     };
     let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read it: {e}")))?;
-    let mut hash = crate::input::Sha256::new();
+    let mut hash = qnmc_host::input::Sha256::new();
     hash.update(&bytes);
     Ok((text, hash.hex()))
 }
