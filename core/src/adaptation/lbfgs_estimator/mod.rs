@@ -45,14 +45,15 @@
 //! Gaussian's dominant direction in every run (issue 10's measurement).
 
 use super::covariance_product::CovarianceProduct;
-use super::lbfgs_start::{
-    LbfgsStart, inverse_hessian_diagonal, optimize_start, secant_at_one_sd, typical_start,
-};
 use super::metric_estimators::{
-    DiagonalEstimator, MetricChange, MetricEstimator, clamp_variance, variances_from_gradient,
+    DiagonalEstimator, MetricChange, MetricEstimator, variances_from_gradient,
 };
 use super::scale_shrinkage::shrink_log_scales;
 use super::window_covariance::WindowCovariance;
+
+mod metric_contest;
+mod optimum;
+mod pair_pool;
 
 /// The rank tolerance τ to pass to [`LbfgsEstimator::new`] unless you have
 /// a reason not to: the learned metric drops every direction that changes it
@@ -82,7 +83,7 @@ pub const MIN_GRADIENT_LINEARITY: f64 = 0.7;
 
 use crate::error::{Error, require_non_negative};
 use crate::kernels::dot;
-use crate::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings, MinimizeOutcome};
+use crate::lbfgs::{InitialScaling, LbfgsMemory, LbfgsSettings};
 use crate::metric::LbfgsMetric;
 use crate::metric::Metric;
 use crate::real::Real;
@@ -408,96 +409,6 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
         self.start_found_no_optimum
     }
 
-    /// Mean of ∇UᵀH∇U + (θ − μ)ᵀH⁻¹(θ − μ) over the held-out draws (the part of
-    /// the Fisher divergence that depends on the metric; smaller is better).
-    fn fisher_score(&self, metric: &LbfgsMetric<T, D, M>) -> T {
-        let mean = *self.diagonal.mean();
-        let mut total = T::ZERO;
-        let mut x = [T::ZERO; D];
-        let mut out = [T::ZERO; D];
-        for j in 0..self.recent_len {
-            metric.velocity(&self.recent_gradient[j], &mut out);
-            total += dot(&self.recent_gradient[j], &out);
-            for i in 0..D {
-                x[i] = self.recent_position[j][i] - mean[i];
-            }
-            metric.apply_hessian(&x, &mut out);
-            total += dot(&x, &out);
-        }
-        total / T::from_u64(self.recent_len.max(1) as u64)
-    }
-
-    /// ∇UᵀH∇U + (θ − μ)ᵀH⁻¹(θ − μ) at held-out draw `j`.
-    fn fisher_term(&self, metric: &LbfgsMetric<T, D, M>, j: usize) -> T {
-        let mean = self.diagonal.mean();
-        let mut x = [T::ZERO; D];
-        let mut out = [T::ZERO; D];
-        metric.velocity(&self.recent_gradient[j], &mut out);
-        let gradient_term = dot(&self.recent_gradient[j], &out);
-        for i in 0..D {
-            x[i] = self.recent_position[j][i] - mean[i];
-        }
-        metric.apply_hessian(&x, &mut out);
-        gradient_term + dot(&x, &out)
-    }
-
-    /// Whether `candidate`'s Fisher score on the held-out draws is below
-    /// `incumbent`'s by more than twice the standard error of their paired
-    /// differences. The window's covariance metric must pass this to replace
-    /// the metric in force: it fits the window's draws so closely that it
-    /// beat an equally good incumbent by noise at every window end, and each
-    /// replacement restarted the step size and kept the warm-up from ending
-    /// early (posteriordb, 43 posteriors × 3 seeds: warm-up gradients up by
-    /// a third, docs/NUTS.md).
-    fn significantly_better(
-        &self,
-        candidate: &LbfgsMetric<T, D, M>,
-        incumbent: &LbfgsMetric<T, D, M>,
-    ) -> bool {
-        let len = self.recent_len;
-        if len < 2 {
-            return false;
-        }
-        let (mut sum, mut sum_sq) = (T::ZERO, T::ZERO);
-        for j in 0..len {
-            let d = self.fisher_term(candidate, j) - self.fisher_term(incumbent, j);
-            sum += d;
-            sum_sq += d * d;
-        }
-        let k = T::from_u64(len as u64);
-        let mean = sum / k;
-        let variance = (sum_sq - sum * mean) / (k - T::ONE);
-        let variance = if variance > T::ZERO {
-            variance
-        } else {
-            T::ZERO
-        };
-        let two = T::ONE + T::ONE;
-        (mean + two * (variance / k).sqrt()) < T::ZERO
-    }
-
-    /// Whether the window's ∇U is linear enough in θ for its covariance
-    /// metric to compete ([`MIN_GRADIENT_LINEARITY`]), or the chain's
-    /// L-BFGS start found no optimum (then any window whose measure is
-    /// defined competes: see [`start_found_no_optimum`](Self::start_found_no_optimum));
-    /// records the measure for
-    /// [`last_gradient_linearity`](Self::last_gradient_linearity).
-    fn covariance_applies(&mut self, base: &[T; D], n: usize) -> bool {
-        let linearity = self.covariance.gradient_linearity(base, n);
-        self.last_linearity = linearity.unwrap_or(T::from_f64(f64::NAN));
-        linearity.is_some_and(|r| {
-            self.start_found_no_optimum || r >= T::from_f64(MIN_GRADIENT_LINEARITY)
-        })
-    }
-
-    /// Whether the window's covariance metric is kept and competes in this
-    /// chain (`window_covariance`, and `covariance_without_optimum_only`
-    /// satisfied).
-    fn covariance_on(&self) -> bool {
-        self.window_covariance
-            && (!self.covariance_without_optimum_only || self.start_found_no_optimum)
-    }
-
     /// The coordinates the sampler moves (n ≤ D).
     fn moved(&self) -> usize {
         if self.dimension == 0 {
@@ -506,314 +417,24 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
             self.dimension.min(D)
         }
     }
+}
 
-    /// Puts the pairs [`conjugate_pool_into_memory`](Self::conjugate_pool_into_memory)
-    /// left in the pool's first slots back into the memory.
-    fn conjugated_pairs_into_memory(&mut self) {
-        self.memory.clear();
-        for k in 0..self.conjugated {
-            self.memory.try_push(&self.pool_s[k], &self.pool_y[k]);
-        }
-    }
-
-    /// How far the diagonal base is from the curvature along the pair; `None`
-    /// for a pair without positive, finite curvature.
-    fn score(&self, s: &[T; D], y: &[T; D]) -> Option<T> {
-        let sy = dot(s, y);
-        let (mut ss, mut yy) = (T::ZERO, T::ZERO);
-        for i in 0..D {
-            ss += s[i] * s[i] / self.base[i];
-            yy += y[i] * y[i] * self.base[i];
-        }
-        if !(sy.is_finite() && ss.is_finite() && yy.is_finite())
-            || sy <= T::ZERO
-            || ss <= T::ZERO
-            || yy <= T::ZERO
-        {
-            return None;
-        }
-        let score = (sy / ss).ln().abs() + (yy / sy).ln().abs();
-        score.is_finite().then_some(score)
-    }
-
-    fn offer(&mut self, s: &[T; D], y: &[T; D]) {
-        let Some(score) = self.score(s, y) else {
-            return;
-        };
-        let capacity = self.max_pairs.min(M);
-        let slot = if self.pool_len < capacity {
-            self.pool_len += 1;
-            self.pool_len - 1
-        } else {
-            let mut worst = 0;
-            for k in 1..capacity {
-                if self.pool_score[k] < self.pool_score[worst] {
-                    worst = k;
-                }
-            }
-            if capacity == 0 || self.pool_score[worst] >= score {
-                return;
-            }
-            worst
-        };
-        self.pool_s[slot] = *s;
-        self.pool_y[slot] = *y;
-        self.pool_score[slot] = score;
-    }
-
-    /// Moment matching for the winner's base: rescales `base` (the window's
-    /// √(Var θᵢ / Var ∂ᵢU)) until the metric of the pairs on it has the same
-    /// √(Hᵢᵢ / (H⁻¹)ᵢᵢ) — what that estimate would find for a Gaussian with
-    /// covariance H. The estimate charges the correlated part of Var θᵢ to
-    /// the base; the pairs already carry it (on N(0, 11ᵀ + 4I) the estimate
-    /// is 4.49 where the base should be 4). Leaves `base` as it was if a
-    /// rebuild fails.
-    fn match_base_to_window(&mut self, base: &mut [T; D]) {
-        let target = *base;
-        let mut matched = *base;
-        let mut scale = [T::ZERO; D];
-        for _ in 0..BASE_MATCHING_ROUNDS {
-            if self
-                .candidate
-                .rebuild(&matched, &self.memory, self.rank_tolerance)
-                .is_err()
-            {
-                return;
-            }
-            self.candidate.geometric_diagonal(&mut scale);
-            for i in 0..D {
-                let f = target[i] / scale[i];
-                if f.is_finite() && f > T::ZERO {
-                    matched[i] = clamp_variance(matched[i] * f);
-                }
-            }
-        }
-        *base = matched;
-    }
-
-    /// Offers the secant pair (step, ∇U(position + step) − gradient) to the
-    /// pool; returns the gradient evaluations spent (1, or 0 when the probe
-    /// point is not finite).
-    fn probe_pair<P: Potential<T, D>>(
-        &mut self,
-        target: &P,
-        position: &[T; D],
-        gradient: &[T; D],
-        step: &[T; D],
-    ) -> u32 {
-        let mut x = [T::ZERO; D];
-        for i in 0..D {
-            x[i] = position[i] + step[i];
-        }
-        if !crate::kernels::all_finite(&x) {
-            return 0;
-        }
-        let mut g = [T::ZERO; D];
-        let u = target.potential_and_gradient(&x, &mut g);
-        if u.is_finite() && crate::kernels::all_finite(&g) {
-            for i in 0..D {
-                g[i] -= gradient[i];
-            }
-            self.offer(step, &g);
-        }
-        1
-    }
-
-    /// [`MetricEstimator::initialize_by_optimization`] once `self.memory`
-    /// is set up for the path: minimise, then the first metric and start.
-    fn start_from_optimization<P: Potential<T, D>>(
-        &mut self,
-        target: &P,
-        position: &[T; D],
-        normals: &[T; D],
-        metric: &mut LbfgsMetric<T, D, M>,
-    ) -> Option<([T; D], u32)> {
-        let moved = self.moved();
-        let outcome = match optimize_start(target, position, &mut self.memory, normals, moved)? {
-            LbfgsStart::StayPut {
-                gradient_evaluations,
-            } => {
-                self.start_found_no_optimum = true;
-                return Some((*position, gradient_evaluations));
-            }
-            LbfgsStart::Optimum(outcome) => outcome,
-        };
-        // Base: the diagonal of the path's L-BFGS inverse Hessian.
-        let base = inverse_hessian_diagonal(&self.memory);
-        if metric
-            .rebuild(&base, &self.memory, self.rank_tolerance)
-            .is_err()
-        {
-            return Some((*position, outcome.gradient_evaluations));
-        }
-        self.base = base;
-        self.started_at_optimum = true;
-        let mut spent = outcome.gradient_evaluations;
-        if self.optimum_secants {
-            spent += self.secants_at_optimum(target, &outcome, metric);
-        }
-        // Start at the optimum plus a draw from N(0, H): v = H·M^{1/2}z.
-        let mut p = [T::ZERO; D];
-        let mut v = [T::ZERO; D];
-        metric.momentum_from_normals(normals, &mut p);
-        metric.velocity(&p, &mut v);
-        let (start, evaluations) = typical_start(target, &outcome, &v, normals);
-        Some((start, spent + evaluations))
-    }
-
-    /// [`LbfgsEstimatorSettings::optimum_secants`]: for n ≤ `M`, one central
-    /// secant at the optimum along each column of the path metric's square
-    /// root, each rescaled to one sd of the curvature it measures
-    /// ([`secant_at_one_sd`]). If all n are measured and survive
-    /// conjugation, they replace the path's pairs in `metric` (n conjugate
-    /// pairs fix H whatever the base) and are carried into the first
-    /// window's pool; otherwise `metric` keeps the path's. Returns the
-    /// gradient evaluations spent.
-    fn secants_at_optimum<P: Potential<T, D>>(
-        &mut self,
-        target: &P,
-        outcome: &MinimizeOutcome<T, D>,
-        metric: &mut LbfgsMetric<T, D, M>,
-    ) -> u32 {
-        let n = self.moved();
-        if n > M || self.memory.reset(LbfgsSettings::with_max_pairs(M)).is_err() {
-            return 0;
-        }
-        let mut spent = 0;
-        self.pool_len = 0;
-        let mut z = [T::ZERO; D];
-        let mut p = [T::ZERO; D];
-        for i in 0..n {
-            let mut step = [T::ZERO; D];
-            z[i] = T::ONE;
-            metric.momentum_from_normals(&z, &mut p);
-            metric.velocity(&p, &mut step);
-            z[i] = T::ZERO;
-            let (y, evaluations) = secant_at_one_sd(target, &outcome.position, &mut step);
-            spent += evaluations;
-            let Some(score) = y.and_then(|y| self.score(&step, &y).map(|score| (y, score))) else {
-                self.pool_len = 0;
-                return spent;
-            };
-            self.pool_s[i] = step;
-            self.pool_y[i] = score.0;
-            self.pool_score[i] = score.1;
-            self.pool_len = i + 1;
-        }
-        self.conjugate_pool_into_memory();
-        let rebuilt = self.conjugated == n
-            && self
-                .candidate
-                .rebuild(&self.base, &self.memory, self.rank_tolerance)
-                .is_ok();
-        if rebuilt {
-            crate::in_place::swap(metric, &mut self.candidate);
-            self.carry_pairs_into_pool();
-            // The secant steps leave the coordinates n.. alone: there the
-            // metric is the base, whose log is taken out.
-            let mut log_det = metric.log_det_inverse_mass();
-            for b in &self.base[n..] {
-                log_det -= b.ln();
-            }
-            self.laplace_log_mass = T::HALF * log_det - outcome.potential;
-        } else {
-            self.conjugated = 0;
-        }
-        spent
-    }
-
-    /// Conjugates the pool's pairs (most informative first) into the memory.
-    fn conjugate_pool_into_memory(&mut self) {
-        // Order by descending score (selection sort on the small pool).
-        for a in 0..self.pool_len {
-            let mut best = a;
-            for b in a + 1..self.pool_len {
-                if self.pool_score[b] > self.pool_score[best] {
-                    best = b;
-                }
-            }
-            self.pool_s.swap(a, best);
-            self.pool_y.swap(a, best);
-            self.pool_score.swap(a, best);
-        }
-        let mut kept = 0usize;
-        for k in 0..self.pool_len {
-            // At most D pairs can be mutually conjugate: once D are kept they
-            // span every direction, and a further pair's y, stripped of its
-            // components along them, is only the target's departure from a
-            // quadratic plus rounding (on arK, D = 7 with 20 pairs, a y
-            // cancelled to 1e-16 of its length passed the cosine test below
-            // and put eigenvalues of 1e17 into H).
-            if kept == D {
-                break;
-            }
-            let norm_before = dot(&self.pool_s[k], &self.pool_s[k]);
-            let y_norm_before = dot(&self.pool_y[k], &self.pool_y[k]);
-            for j in 0..kept {
-                let sjyj = dot(&self.pool_s[j], &self.pool_y[j]);
-                let c = dot(&self.pool_s[j], &self.pool_y[k]) / sjyj;
-                if !c.is_finite() {
-                    continue;
-                }
-                let (sj, yj) = (self.pool_s[j], self.pool_y[j]);
-                for i in 0..D {
-                    self.pool_s[k][i] -= c * sj[i];
-                    self.pool_y[k][i] -= c * yj[i];
-                }
-            }
-            let norm_after = dot(&self.pool_s[k], &self.pool_s[k]);
-            let sy = dot(&self.pool_s[k], &self.pool_y[k]);
-            let yy = dot(&self.pool_y[k], &self.pool_y[k]);
-            // Both halves of the pair must survive the conjugation: an s or a
-            // y that cancels to a sliver of its length is rounding noise.
-            let independent = norm_after > T::from_f64(1e-6) * norm_before
-                && yy > T::from_f64(1e-6) * y_norm_before;
-            let curved = sy.is_finite() && sy > T::from_f64(1e-8) * (norm_after * yy).sqrt();
-            if independent && curved {
-                if kept != k {
-                    self.pool_s.swap(kept, k);
-                    self.pool_y.swap(kept, k);
-                }
-                kept += 1;
-            }
-        }
-        self.memory.clear();
-        for k in 0..kept {
-            let (s, y) = (self.pool_s[k], self.pool_y[k]);
-            self.memory.try_push(&s, &y);
-        }
-        self.pool_len = 0;
-        self.conjugated = kept;
-    }
-
-    /// Puts the last window's conjugated pairs (still in the pool's first
-    /// slots) back into the pool, scored against the current base, so the
-    /// next window's pairs compete with them instead of starting empty: a
-    /// direction one window captured (on the 100-D Gaussian, the all-ones
-    /// direction of variance 104) is not lost because the next window's
-    /// pairs happen to miss it.
-    /// With room for a single pair nothing is carried: that pair must follow
-    /// the current window (carried, a stale pair kept its place and the
-    /// one-pair firmware job's MCSE grew by a fifth).
-    fn carry_pairs_into_pool(&mut self) {
-        let capacity = self.max_pairs.min(M);
-        let carried = if capacity >= 2 {
-            self.conjugated.min(capacity)
-        } else {
-            0
-        };
-        let mut len = 0;
-        for k in 0..carried {
-            let (s, y) = (self.pool_s[k], self.pool_y[k]);
-            if let Some(score) = self.score(&s, &y) {
-                self.pool_s[len] = s;
-                self.pool_y[len] = y;
-                self.pool_score[len] = score;
-                len += 1;
-            }
-        }
-        self.pool_len = len;
-        self.conjugated = 0;
+impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
+    /// Clears what belongs to one window: the streamed products, the
+    /// diagonal estimators, the window covariance and the held-out draws.
+    fn restart_window_sums(&mut self) {
+        // The streamed products belong to one window. `probe` (called before
+        // `end_window` by `AdaptiveNuts`) has already restarted them along
+        // the next directions, so this changes nothing there; a driver that
+        // never probes gets fresh sums each window instead of stale ones.
+        self.spread.restart(None);
+        self.stiffness.restart(None);
+        self.diagonal.clear();
+        self.window_diagonal.clear();
+        self.covariance.clear();
+        self.recent_len = 0;
+        self.recent_next = 0;
+        self.observed = 0;
     }
 }
 
@@ -1053,86 +674,11 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
         shrink_log_scales(&mut base_all[..n], self.window_diagonal.count());
         self.memory.clear();
         self.has_previous = false;
-        // Candidates: the metric in force, the new diagonal alone, the new
-        // diagonal with the window's conjugated pairs, and (n ≤ M) the metric
-        // of the window's covariances; the smallest Fisher score on the
-        // held-out draws wins (a NaN score never does).
-        let mut best = self.fisher_score(metric);
-        self.last_scores = [best, T::INFINITY, T::INFINITY, T::INFINITY];
-        self.last_linearity = T::from_f64(f64::NAN);
-        let mut winner = None;
-        let mut result = Ok(());
-        for candidate in [Candidate::Diagonal, Candidate::Pairs, Candidate::Covariance] {
-            // With fewer than two held-out draws (M = 1) there is no score to
-            // compare: take the pairs candidate, rather than letting the bare
-            // diagonal win every window.
-            if candidate == Candidate::Diagonal && self.recent_len < 2 {
-                continue;
-            }
-            match candidate {
-                Candidate::Diagonal => {}
-                Candidate::Pairs => self.conjugate_pool_into_memory(),
-                Candidate::Covariance => {
-                    if !self.covariance_on()
-                        || self.recent_len < 2
-                        || !self.covariance_applies(&base, n)
-                        || !self.covariance.pairs_into(&base, n, &mut self.memory)
-                    {
-                        continue;
-                    }
-                }
-            }
-            match self
-                .candidate
-                .rebuild(&base, &self.memory, self.rank_tolerance)
-            {
-                Ok(()) => {
-                    let score = self.fisher_score(&self.candidate);
-                    self.last_scores[candidate as usize] = score;
-                    let clear = candidate != Candidate::Covariance
-                        || !self.last_scores[0].is_finite()
-                        || self.significantly_better(&self.candidate, metric);
-                    if clear && (self.recent_len < 2 || score < best || !best.is_finite()) {
-                        best = score;
-                        winner = Some(candidate);
-                    }
-                }
-                Err(e) => result = Err(e),
-            }
-        }
+        let (winner, mut result) = self.run_contest(metric, &base, n);
         let mut changed = false;
         if let Some(candidate) = winner {
-            let mut final_base = base_all;
-            match candidate {
-                Candidate::Diagonal => self.memory.clear(),
-                Candidate::Pairs => {
-                    self.conjugated_pairs_into_memory();
-                    self.match_base_to_window(&mut final_base);
-                }
-                // Its n conjugate pairs fix H whatever the base: rebuilt on
-                // the base they were computed on (the memory still holds
-                // them: the covariance candidate is scored last).
-                Candidate::Covariance => final_base = base,
-            }
-            let tolerance = self.rank_tolerance;
-            let rebuilt = match self.candidate.rebuild(&final_base, &self.memory, tolerance) {
-                Ok(()) => Ok(final_base),
-                Err(_) => self
-                    .candidate
-                    .rebuild(&base, &self.memory, tolerance)
-                    .map(|()| base),
-            };
-            match rebuilt {
-                Ok(b) => {
-                    crate::in_place::swap(metric, &mut self.candidate);
-                    self.pairs_used = if candidate == Candidate::Diagonal {
-                        0
-                    } else {
-                        metric.pairs_used()
-                    };
-                    self.base = b;
-                    changed = true;
-                }
+            match self.install_winner(metric, candidate, base, base_all) {
+                Ok(()) => changed = true,
                 Err(e) => result = Err(e),
             }
         }
@@ -1146,18 +692,7 @@ impl<T: Real, const D: usize, const M: usize> MetricEstimator<T, D> for LbfgsEst
             self.conjugated = 0;
         }
         self.carry_pairs_into_pool();
-        // The streamed products belong to one window. `probe` (called before
-        // `end_window` by `AdaptiveNuts`) has already restarted them along
-        // the next directions, so this changes nothing there; a driver that
-        // never probes gets fresh sums each window instead of stale ones.
-        self.spread.restart(None);
-        self.stiffness.restart(None);
-        self.diagonal.clear();
-        self.window_diagonal.clear();
-        self.covariance.clear();
-        self.recent_len = 0;
-        self.recent_next = 0;
-        self.observed = 0;
+        self.restart_window_sums();
         result.map(|()| {
             if changed {
                 MetricChange::Replaced

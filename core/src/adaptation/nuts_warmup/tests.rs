@@ -1,3 +1,5 @@
+use core::mem::MaybeUninit;
+
 use super::*;
 use crate::adaptation::{
     DiagonalEstimator, IdentityEstimator, LbfgsEstimator, LbfgsEstimatorSettings,

@@ -58,7 +58,32 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
     /// `left_out` usable ones. `false` when the small matrices are not
     /// finite (the caller then leaves out one more pair).
     pub(super) fn try_build(&mut self, memory: &LbfgsMemory<T, D, M>, left_out: usize) -> bool {
-        // 1. Scaled pairs: s̃ₖ into slot k, ỹₖ into slot M + k; original norms.
+        let (norms, m, skipped) = self.scale_pairs(memory, left_out);
+        self.compact_matrices(m);
+        let r = self.orthonormalize(m, &norms);
+        if !self.small_matrix(m, r) {
+            return false;
+        }
+        // 5. G = E diag(μ) Eᵀ, E into t.
+        jacobi(&mut self.work.g, &mut self.work.t, r);
+        if !(self.work.g.leading_block_finite(r) && self.work.t.leading_block_finite(r)) {
+            return false;
+        }
+        let (order, mu, rank) = self.kept_eigenvalues(r);
+        self.rotate_directions(r, rank, &order);
+        self.set_coefficients(rank, &mu, m, skipped);
+        true
+    }
+
+    /// Step 1: Scaled pairs: s̃ₖ into slot k, ỹₖ into slot M + k, skipping pairs
+    /// whose products are not finite and positive and the oldest `left_out`
+    /// usable ones. Returns the original norms of s̃ and ỹ, the pairs used
+    /// m and the pairs skipped.
+    fn scale_pairs(
+        &mut self,
+        memory: &LbfgsMemory<T, D, M>,
+        left_out: usize,
+    ) -> ([[T; M]; 2], usize, usize) {
         let mut norms = [[T::ZERO; M]; 2];
         let mut used = 0;
         let mut skipped = 0;
@@ -89,38 +114,40 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
             norms[1][used] = yy.sqrt();
             used += 1;
         }
-        let m = used;
+        (norms, used, skipped)
+    }
 
-        // 2. R = upper(S̃ᵀỸ), C = Dg + ỸᵀỸ, R⁻¹.
-        {
-            let [s_slots, y_slots] = &self.directions;
-            let w = &mut self.work;
-            for i in 0..m {
-                for j in i..m {
-                    w.r[i][j] = dot_wide(&s_slots[i], &y_slots[j]);
-                    let yy = dot_wide(&y_slots[i], &y_slots[j]);
-                    w.c[i][j] = yy;
-                    w.c[j][i] = yy;
-                }
-                w.c[i][i] += w.r[i][i];
+    /// Step 2: R = upper(S̃ᵀỸ), C = Dg + ỸᵀỸ, R⁻¹ (the first `m` pairs).
+    fn compact_matrices(&mut self, m: usize) {
+        let [s_slots, y_slots] = &self.directions;
+        let w = &mut self.work;
+        for i in 0..m {
+            for j in i..m {
+                w.r[i][j] = dot_wide(&s_slots[i], &y_slots[j]);
+                let yy = dot_wide(&y_slots[i], &y_slots[j]);
+                w.c[i][j] = yy;
+                w.c[j][i] = yy;
             }
-            for j in 0..m {
-                w.r_inv[j][j] = T::ONE / w.r[j][j];
-                for i in (0..j).rev() {
-                    let mut sum = T::ZERO;
-                    for k in i + 1..=j {
-                        sum += w.r[i][k] * w.r_inv[k][j];
-                    }
-                    w.r_inv[i][j] = -sum / w.r[i][i];
+            w.c[i][i] += w.r[i][i];
+        }
+        for j in 0..m {
+            w.r_inv[j][j] = T::ONE / w.r[j][j];
+            for i in (0..j).rev() {
+                let mut sum = T::ZERO;
+                for k in i + 1..=j {
+                    sum += w.r[i][k] * w.r_inv[k][j];
                 }
-                for i in j + 1..m {
-                    w.r_inv[i][j] = T::ZERO;
-                }
+                w.r_inv[i][j] = -sum / w.r[i][i];
+            }
+            for i in j + 1..m {
+                w.r_inv[i][j] = T::ZERO;
             }
         }
+    }
 
-        // 3. [S̃ Ỹ] = Q T by modified Gram–Schmidt, twice; Q compacted into
-        //    slots 0..r. Column j of V is slot j (j < m) or M + j − m.
+    /// Step 3: [S̃ Ỹ] = Q T by modified Gram–Schmidt, twice; Q compacted into
+    /// slots 0..r. Column j of V is slot j (j < m) or M + j − m. Returns r.
+    fn orthonormalize(&mut self, m: usize, norms: &[[T; M]; 2]) -> usize {
         let drop_below = if T::EPSILON < T::from_f64(1e-10) {
             T::from_f64(1e-10)
         } else {
@@ -162,64 +189,64 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
                 }
             }
         }
+        r
+    }
 
-        // 4. G = I + T W Tᵀ = I + A C Aᵀ − N − Nᵀ with A = T_S R⁻ᵀ, N = T_Y Aᵀ.
-        {
-            let w = &mut self.work;
-            for i in 0..r {
+    /// Step 4: G = I + T W Tᵀ = I + A C Aᵀ − N − Nᵀ with A = T_S R⁻ᵀ, N = T_Y Aᵀ;
+    /// `false` when G is not finite.
+    fn small_matrix(&mut self, m: usize, r: usize) -> bool {
+        let w = &mut self.work;
+        for i in 0..r {
+            for k in 0..m {
+                let mut sum = T::ZERO;
+                for j in k..m {
+                    sum += w.t.get(i, j) * w.r_inv[k][j];
+                }
+                w.a.set(i, k, sum);
+            }
+            for l in 0..m {
+                let mut sum = T::ZERO;
                 for k in 0..m {
-                    let mut sum = T::ZERO;
-                    for j in k..m {
-                        sum += w.t.get(i, j) * w.r_inv[k][j];
-                    }
-                    w.a.set(i, k, sum);
+                    sum += w.a.get(i, k) * w.c[k][l];
                 }
-                for l in 0..m {
-                    let mut sum = T::ZERO;
-                    for k in 0..m {
-                        sum += w.a.get(i, k) * w.c[k][l];
-                    }
-                    w.ac.set(i, l, sum);
-                }
-            }
-            // N into g first; then each unordered pair {i, l} reads its two
-            // entries of N once and writes G over both.
-            for i in 0..r {
-                for l in 0..r {
-                    let mut sum = T::ZERO;
-                    for k in 0..m {
-                        sum += w.t.get(i, m + k) * w.a.get(l, k);
-                    }
-                    w.g.set(i, l, sum);
-                }
-            }
-            for i in 0..r {
-                for l in i..r {
-                    let mut aca = T::ZERO;
-                    for k in 0..m {
-                        aca += w.ac.get(i, k) * w.a.get(l, k);
-                    }
-                    let mut value = aca - w.g.get(i, l) - w.g.get(l, i);
-                    if i == l {
-                        value += T::ONE;
-                    }
-                    w.g.set(i, l, value);
-                    w.g.set(l, i, value);
-                }
-            }
-            if !w.g.leading_block_finite(r) {
-                return false;
+                w.ac.set(i, l, sum);
             }
         }
-
-        // 5. G = E diag(μ) Eᵀ, E into t.
-        jacobi(&mut self.work.g, &mut self.work.t, r);
-        if !(self.work.g.leading_block_finite(r) && self.work.t.leading_block_finite(r)) {
+        // N into g first; then each unordered pair {i, l} reads its two
+        // entries of N once and writes G over both.
+        for i in 0..r {
+            for l in 0..r {
+                let mut sum = T::ZERO;
+                for k in 0..m {
+                    sum += w.t.get(i, m + k) * w.a.get(l, k);
+                }
+                w.g.set(i, l, sum);
+            }
+        }
+        for i in 0..r {
+            for l in i..r {
+                let mut aca = T::ZERO;
+                for k in 0..m {
+                    aca += w.ac.get(i, k) * w.a.get(l, k);
+                }
+                let mut value = aca - w.g.get(i, l) - w.g.get(l, i);
+                if i == l {
+                    value += T::ONE;
+                }
+                w.g.set(i, l, value);
+                w.g.set(l, i, value);
+            }
+        }
+        if !w.g.leading_block_finite(r) {
             return false;
         }
+        true
+    }
 
-        // 6. Keep the directions with |ln μ| > τ (all for τ = 0), largest μ
-        //    first (insertion sort: stable, deterministic).
+    /// Step 6: Keep the directions with |ln μ| > τ (all for τ = 0), largest μ
+    /// first (insertion sort: stable, deterministic). Returns their columns
+    /// of E, their μ and their count.
+    fn kept_eigenvalues(&self, r: usize) -> ([[usize; M]; 2], [[T; M]; 2], usize) {
         let floor = T::EPSILON;
         let mut order = [[0usize; M]; 2];
         let mut mu = [[T::ZERO; M]; 2];
@@ -247,29 +274,32 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
                 rank += 1;
             }
         }
+        (order, mu, rank)
+    }
 
-        // 7. U = Q E (kept columns), row by row in place.
-        {
-            let flat = self.directions.as_flattened_mut();
-            let order = order.as_flattened();
-            let e = &self.work.t;
-            let mut row = [[T::ZERO; M]; 2];
-            let row = row.as_flattened_mut();
-            for i in 0..D {
-                for (j, x) in row.iter_mut().enumerate().take(r) {
-                    *x = flat[j][i];
+    /// Step 7: U = Q E (kept columns), row by row in place.
+    fn rotate_directions(&mut self, r: usize, rank: usize, order: &[[usize; M]; 2]) {
+        let flat = self.directions.as_flattened_mut();
+        let order = order.as_flattened();
+        let e = &self.work.t;
+        let mut row = [[T::ZERO; M]; 2];
+        let row = row.as_flattened_mut();
+        for i in 0..D {
+            for (j, x) in row.iter_mut().enumerate().take(r) {
+                *x = flat[j][i];
+            }
+            for (u, &k) in flat.iter_mut().zip(order).take(rank) {
+                let mut sum = T::ZERO;
+                for (j, x) in row.iter().enumerate().take(r) {
+                    sum += *x * e.get(j, k);
                 }
-                for (u, &k) in flat.iter_mut().zip(order).take(rank) {
-                    let mut sum = T::ZERO;
-                    for (j, x) in row.iter().enumerate().take(r) {
-                        sum += *x * e.get(j, k);
-                    }
-                    u[i] = sum;
-                }
+                u[i] = sum;
             }
         }
+    }
 
-        // 8. Coefficients and log det.
+    /// Step 8: Coefficients and log det.
+    fn set_coefficients(&mut self, rank: usize, mu: &[[T; M]; 2], m: usize, skipped: usize) {
         let mut log_det = self.log_det_base;
         let mu = mu.as_flattened();
         for k in 0..rank {
@@ -286,6 +316,5 @@ impl<T: Real, const D: usize, const M: usize> LbfgsMetric<T, D, M> {
         self.log_det = log_det;
         self.pairs_used = m;
         self.pairs_skipped = skipped;
-        true
     }
 }
