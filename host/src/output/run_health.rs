@@ -210,13 +210,33 @@ fn interruption_note(run: &RunDraws, interruption: &Interruption) -> String {
     note
 }
 
-/// Judges `run` (with its [`RunSummary`]).
+/// Judges `run` (with its [`RunSummary`]): what makes it unusable, then the
+/// warnings (divergences, R̂ and ESS, E-BFMI and tree depth, acceptance),
+/// then the notes, in that order.
 pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
     let mut health = RunHealth::default();
     let sampler = run.sampler.parse::<SamplerKind>().ok();
-    let chains = run.chains.len();
+    unusable_chains(run, summary, &mut health);
+    if let Some(interruption) = &run.interrupted {
+        health.notes.push(interruption_note(run, interruption));
+    }
 
-    // Unusable.
+    if let Some(separation) = &summary.separation {
+        health.unusable.push(separation.message());
+    }
+
+    let kept: usize = run.chains.iter().map(|c| c.len()).sum();
+    divergences(run, summary, kept, &mut health);
+    mixing(run, summary, &mut health);
+    energy_and_depth(run, kept, &mut health);
+    acceptance(run, sampler, &mut health);
+    notes(run, sampler, &mut health);
+    health
+}
+
+/// Chains that make the run unusable: every transition divergent, never
+/// moved or frozen for over half their draws, a non-finite `lp__` or value.
+fn unusable_chains(run: &RunDraws, summary: &RunSummary, health: &mut RunHealth) {
     for (k, c) in run.chains.iter().enumerate() {
         let n = c.len();
         if n > 0 && c.divergent.iter().all(|&d| d) {
@@ -268,17 +288,10 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
             ));
         }
     }
+}
 
-    if let Some(interruption) = &run.interrupted {
-        health.notes.push(interruption_note(run, interruption));
-    }
-
-    if let Some(separation) = &summary.separation {
-        health.unusable.push(separation.message());
-    }
-
-    // Divergences.
-    let kept: usize = run.chains.iter().map(|c| c.len()).sum();
+/// Divergent transitions after warm-up, and points where the model threw.
+fn divergences(run: &RunDraws, summary: &RunSummary, kept: usize, health: &mut RunHealth) {
     let divergent: usize = summary.chains.iter().map(|c| c.divergences).sum();
     match (&run.evaluation_failures, divergent) {
         (None, 0) => {}
@@ -306,8 +319,12 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
             ));
         }
     }
+}
 
-    // R̂ and ESS, over lp__ and every quantity.
+/// R̂ and ESS over `lp__` and every quantity: the worst R̂, undefined ones,
+/// and bulk and tail ESS below [`ESS_PER_CHAIN`] per chain.
+fn mixing(run: &RunDraws, summary: &RunSummary, health: &mut RunHealth) {
+    let chains = run.chains.len();
     let mut worst_rhat: Option<(&str, f64)> = None;
     let ess_floor = ESS_PER_CHAIN * chains as f64;
     let mut low_bulk: Option<(&str, f64)> = None;
@@ -356,8 +373,10 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
             ));
         }
     }
+}
 
-    // E-BFMI (the samplers with energy__) and tree depth (NUTS).
+/// E-BFMI (the samplers with `energy__`) and tree depth (NUTS).
+fn energy_and_depth(run: &RunDraws, kept: usize, health: &mut RunHealth) {
     if run
         .chains
         .iter()
@@ -394,8 +413,11 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
             ));
         }
     }
+}
 
-    // Acceptance.
+/// Mean acceptance far from the target the step size was adapted to, or
+/// almost nothing accepted at a step size not adapted.
+fn acceptance(run: &RunDraws, sampler: Option<SamplerKind>, health: &mut RunHealth) {
     let accept: Vec<f64> = run
         .chains
         .iter()
@@ -435,7 +457,11 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
             None => {}
         }
     }
+}
 
+/// The notes: unequal warm-ups with saved warm-up rows, chains started
+/// again, and the bias of a sampler without a Metropolis test.
+fn notes(run: &RunDraws, sampler: Option<SamplerKind>, health: &mut RunHealth) {
     // Python's readers take one warm-up length for every chain's saved rows.
     if run.chains.iter().any(|c| !c.saved_warmup.is_empty()) {
         let lengths = run.chains.iter().map(|c| c.warmup_draws);
@@ -495,7 +521,6 @@ pub fn assess(run: &RunDraws, summary: &RunSummary) -> RunHealth {
             run.sampler
         ));
     }
-    health
 }
 
 #[cfg(test)]

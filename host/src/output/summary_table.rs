@@ -105,26 +105,7 @@ pub fn summary_table_with(
     }
 
     let _ = writeln!(out);
-    for c in &summary.chains {
-        let lp = if c.lp_seconds > 0.0 {
-            format!(" (+ {:.3} s for lp__, not counted)", c.lp_seconds)
-        } else {
-            String::new()
-        };
-        let _ = writeln!(
-            out,
-            "chain {}: acceptance {}, {} divergent, step size {}, {} gradients, \
-             {:.3} s warm-up ({} draws) + {:.3} s sampling{lp}",
-            c.chain_id,
-            significant(c.acceptance_mean),
-            c.divergences,
-            significant(c.step_size_mean),
-            c.gradient_evaluations,
-            c.warmup_seconds,
-            c.warmup_draws,
-            c.sampling_seconds
-        );
-    }
+    write_chain_lines(&mut out, summary);
     if summary.lp_computed > 0 && summary.lp_computed < kept {
         let _ = writeln!(
             out,
@@ -152,6 +133,31 @@ pub fn summary_table_with(
         }
     }
     out
+}
+
+/// One line per chain: acceptance, divergences, step size, gradients and
+/// the warm-up's and sampling's wall times.
+fn write_chain_lines(out: &mut String, summary: &RunSummary) {
+    for c in &summary.chains {
+        let lp = if c.lp_seconds > 0.0 {
+            format!(" (+ {:.3} s for lp__, not counted)", c.lp_seconds)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "chain {}: acceptance {}, {} divergent, step size {}, {} gradients, \
+             {:.3} s warm-up ({} draws) + {:.3} s sampling{lp}",
+            c.chain_id,
+            significant(c.acceptance_mean),
+            c.divergences,
+            significant(c.step_size_mean),
+            c.gradient_evaluations,
+            c.warmup_seconds,
+            c.warmup_draws,
+            c.sampling_seconds
+        );
+    }
 }
 
 /// The `lp__` row: its statistics, or why there are none when no draw has

@@ -331,6 +331,13 @@ impl RunSettings {
     /// Checks the settings for `sampler`; the message names the offending
     /// command-line option.
     pub fn validate(&self, sampler: SamplerKind) -> Result<(), String> {
+        self.validate_lengths(sampler)?;
+        self.validate_sampler_options(sampler)?;
+        self.validate_nuts_options(sampler)
+    }
+
+    /// Chains, draws, thinning, `--lp`, step size and trajectory length.
+    fn validate_lengths(&self, sampler: SamplerKind) -> Result<(), String> {
         if self.chains == 0 {
             return Err("--chains must be at least 1".into());
         }
@@ -357,6 +364,11 @@ impl RunSettings {
         if self.leapfrog_steps == Some(0) {
             return Err("--leapfrog-steps must be at least 1".into());
         }
+        Ok(())
+    }
+
+    /// Memory, step decay, γ, batch size, friction and target acceptance.
+    fn validate_sampler_options(&self, sampler: SamplerKind) -> Result<(), String> {
         match (sampler, self.memory) {
             (SamplerKind::Qnhmc, Some(m)) if m == 0 || m > MAX_QNHMC_MEMORY => {
                 return Err(format!(
@@ -402,6 +414,11 @@ impl RunSettings {
                 return Err(format!("--target-acceptance must be in (0, 1), got {d}"));
             }
         }
+        Ok(())
+    }
+
+    /// The options only NUTS takes, and the initial radius.
+    fn validate_nuts_options(&self, sampler: SamplerKind) -> Result<(), String> {
         if sampler != SamplerKind::Nuts {
             if let Some(m) = self.metric {
                 return Err(format!("--metric {m} is for --sampler nuts, not {sampler}"));
