@@ -100,6 +100,12 @@ fn check_stopped_folder(folder: &Path, signal: &str, out: &Output, what: &str) {
         } else {
             &text[..text.rfind('\n').map_or(0, |i| i + 1)]
         };
+        // A chain's head is written with its first kept draw: killed in its
+        // warm-up (a loaded machine makes the run slower than the
+        // uninterrupted one the delays were drawn from), its file is empty.
+        if expected.is_none() && text.is_empty() {
+            continue;
+        }
         let file = read_cmdstan_csv(text)
             .unwrap_or_else(|e| panic!("{what}: {name} is not valid CmdStan CSV: {e}"));
         if expected.is_some() {
