@@ -13,6 +13,13 @@
 //! [`Sampling`](qnmc_host::fit::Sampling) and `qnmc run` share one code path).
 
 #![deny(missing_docs)]
+// At most 100 lines of code per function outside tests (clippy.toml), or
+// an allow with its reason beside the function: scripts/size-limits.py.
+#![warn(clippy::too_many_lines)]
+#![cfg_attr(
+    test,
+    allow(clippy::too_many_lines, reason = "tests are not held to the limit")
+)]
 #![deny(unsafe_code)]
 
 mod applicability;

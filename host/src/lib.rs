@@ -7,6 +7,13 @@
 //! is the crate `qnmc-cli` over this one.
 
 #![deny(missing_docs)]
+// At most 100 lines of code per function outside tests (clippy.toml), or
+// an allow with its reason beside the function: scripts/size-limits.py.
+#![warn(clippy::too_many_lines)]
+#![cfg_attr(
+    test,
+    allow(clippy::too_many_lines, reason = "tests are not held to the limit")
+)]
 #![forbid(unsafe_code)]
 // Numeric kernels index several parallel arrays at once; index loops say that best.
 #![allow(clippy::needless_range_loop)]

@@ -368,6 +368,10 @@ pub fn run(options: &ReproduceOptions) -> Reproduction {
     }
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a report's Markdown in reading order, one paragraph or table after another with no logic between them; split, the text's order would be lost"
+)]
 fn report(n: &Fig1Numbers, options: &ReproduceOptions) -> String {
     let mut s = String::new();
     let _ = writeln!(

@@ -376,6 +376,10 @@ fn kl_at(m: &Measurement, iterations: f64) -> Option<f64> {
     m.curve.iter().find(|p| p.0 >= iterations).map(|p| p.1)
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a report's Markdown in reading order, one paragraph or table after another with no logic between them; split, the text's order would be lost"
+)]
 fn report(n: &Fig2Numbers, options: &ReproduceOptions) -> String {
     let mut s = String::new();
     let _ = writeln!(

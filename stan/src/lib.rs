@@ -59,6 +59,13 @@
 // `model.rs`, each with a SAFETY comment; those two files allow it.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
+// At most 100 lines of code per function outside tests (clippy.toml), or
+// an allow with its reason beside the function: scripts/size-limits.py.
+#![warn(clippy::too_many_lines)]
+#![cfg_attr(
+    test,
+    allow(clippy::too_many_lines, reason = "tests are not held to the limit")
+)]
 
 mod data_error;
 mod library;

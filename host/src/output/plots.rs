@@ -143,6 +143,10 @@ fn draw<DB: DrawingBackend>(
     root.present().map_err(|e| e.to_string())
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "not yet split (issue 46): one chart's axes, series and legend"
+)]
 fn draw_in<DB, X, Y>(
     root: &DrawingArea<DB, Shift>,
     chart: &Chart,

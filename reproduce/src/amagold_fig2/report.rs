@@ -232,6 +232,10 @@ fn fig7_lines(s: &mut String, t: &TargetNumbers) {
     );
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a report's Markdown in reading order, one paragraph or table after another with no logic between them; split, the text's order would be lost"
+)]
 pub(super) fn markdown(n: &Fig2Numbers, options: &ReproduceOptions) -> String {
     let mut s = String::new();
     let set = &n.settings;

@@ -45,6 +45,10 @@ fn paper(kind: Kind) -> Option<(&'static str, f64, f64, f64)> {
 }
 
 /// The report.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a report's Markdown in reading order, one paragraph or table after another with no logic between them; split, the text's order would be lost"
+)]
 pub fn markdown(r: &Results, options: &ReproduceOptions) -> String {
     let l = r.lengths;
     let mut md = String::new();

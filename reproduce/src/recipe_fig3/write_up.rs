@@ -57,6 +57,10 @@ fn final_summary(runs: &[&Run]) -> ((f64, f64), usize) {
 }
 
 /// The Markdown report.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a report's Markdown in reading order, one paragraph or table after another with no logic between them; split, the text's order would be lost"
+)]
 pub(super) fn report(e: &Experiment) -> String {
     let mut s = String::new();
     let _ = writeln!(

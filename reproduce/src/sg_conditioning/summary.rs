@@ -79,6 +79,10 @@ fn ratio_text(r: Option<f64>) -> String {
     }
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a report's Markdown in reading order, one paragraph or table after another with no logic between them; split, the text's order would be lost"
+)]
 pub(super) fn markdown(panels: &[Panel], options: &ReproduceOptions) -> String {
     let s = sizes(options.quick);
     let mut md = String::new();

@@ -456,6 +456,10 @@ fn paper_row(dataset: LogregDataset) -> (&'static str, usize, usize, f64, f64, f
     PAPER_TABLE[index]
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "a report's Markdown in reading order, one paragraph or table after another with no logic between them; split, the text's order would be lost"
+)]
 fn markdown(results: &[(LogregDataset, DatasetResult)], options: &ReproduceOptions) -> String {
     let lengths = Lengths::new(options.quick);
     let mut md = String::new();
