@@ -90,7 +90,7 @@ where
     /// `AdaptiveNuts::new` returns the sampler by value instead: it builds
     /// it on the stack, and a debug build needs about five times its size
     /// there (2 MB at D = 100, overflowing a default 2 MiB thread), so it
-    /// refuses at compile time a sampler above [`NEW_MAX_BYTES`].
+    /// refuses at compile time a sampler above [`NEW_MAX_BYTES`](super::NEW_MAX_BYTES).
     ///
     /// `size_of` the f64 sampler (bytes, x86-64; the maximum tree depth 10)
     /// by dimension D and L-BFGS memory M: about 8·(93 + 10M)·D bytes plus
