@@ -13,6 +13,10 @@
 //! The passes are the lane kernels of [`kernels::lanes`](crate::kernels::lanes)
 //! and [`kernels::vectors`](crate::kernels::vectors).
 //!
+//! A step whose new position is not finite ends the trajectory before the
+//! target is evaluated (its energy set to +∞); a U or ∇U that is not finite
+//! gives a non-finite energy, which ends the trajectory as a divergence.
+//!
 //! Friction dynamics (AMAGOLD, the complete-recipe family) and QNHMC's
 //! position-dependent metric integrate in their own files.
 

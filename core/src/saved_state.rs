@@ -20,6 +20,10 @@
 //! another type, of another qnmc version, cut short or altered are refused
 //! with a [`StateError`] and the value is left as it was.
 //!
+//! Every sampler, warm-up and metric of the core is such a type, so each
+//! can be saved. The round-trip tests of every sampler live in
+//! `adaptation/saved_state_tests.rs`, in the one layer that may use them all.
+//!
 //! ```
 //! use qnmc::samplers::{Hmc, HmcSettings};
 //! use qnmc::saved_state::{restore, save, saved_len};

@@ -1,7 +1,10 @@
 //! [`WarmupSchedule`]: Stan's warm-up windows (`windowed_adaptation` in Stan's
 //! services): a fast initial buffer that only tunes the step size, slow
 //! windows that double in length and end with a metric update, and a fast
-//! terminal buffer that tunes the step size to the final metric.
+//! terminal buffer that tunes the step size to the final metric. A chain
+//! that starts from an optimisation, already in the typical set, gets a
+//! shorter initial buffer and a longer terminal one
+//! ([`WarmupSchedule::after_optimization`]).
 
 use crate::error::Error;
 

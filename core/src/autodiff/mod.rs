@@ -22,6 +22,10 @@
 //! derivative and take no tape entry. A model may branch on values
 //! (comparisons look at the value); the gradient is that of the branch taken.
 //!
+//! Both wrappers are seen from outside only as a [`Potential`](crate::Potential):
+//! no sampler or warm-up depends on this module, and it uses only the
+//! scalars and the model interface.
+//!
 //! # Example
 //!
 //! A logistic regression on four points, written once and sampled with

@@ -18,6 +18,14 @@
 //! or when the build already targets AVX2, there is only one copy and no
 //! check. [`set_avx2_allowed`] turns the AVX2 copies off, to measure them or
 //! to compare their bits with the portable ones.
+//!
+//! A kernel is written once inside `vector_kernel!`, which makes both
+//! copies; calling the AVX2 copy is the core's only `unsafe` operation
+//! outside `in_place.rs`. This file also holds the run-time
+//! dimension's two helpers: `at_length!`, which compiles a loop body once
+//! for the constant D and once for a run-time length n < D, and
+//! `dimension_in_use`, the one reading of a stored run-time dimension
+//! (its all-zero value means D).
 
 /// `true` when this build chooses between the portable and the AVX2 copies
 /// of the kernels at run time.

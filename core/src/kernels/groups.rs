@@ -1,7 +1,9 @@
 //! Groups of directions: the L-BFGS metric's O(rD) operations run over its
 //! r directions a few at a time, one pass over the vector per group, so that
 //! each group's partial sums stay in registers. How many fit depends on the
-//! vector width the program runs with (see [`dispatch`](super::dispatch)).
+//! vector width the program runs with (see [`dispatch`](super::dispatch)):
+//! 4 directions per pass on 16-byte vectors or scalars, 10 with AVX2. The
+//! bits do not depend on the group size.
 
 use crate::real::Real;
 

@@ -37,4 +37,12 @@ mod vectors;
 pub(crate) use dispatch::use_avx2;
 pub use dispatch::{MIN_WIDE_LENGTH, RUNTIME_DISPATCH, kernels_in_use, set_avx2_allowed};
 pub(crate) use dispatch::{at_length, dimension_in_use, vector_kernel};
-pub use vectors::*;
+// Named one by one, so that a new kernel is public only when added here.
+pub use vectors::{
+    all_finite, axpy, difference, dot, dot_wide, dot_wide_slice, half_kick_and_kinetic_energy,
+    norm, scale,
+};
+pub(crate) use vectors::{
+    axpy_leading, axpy_many, axpy_many_then_scale, difference_leading, dot_leading, dot_wide_many,
+    half_kick_and_kinetic_energy_leading, store_and_dot_wide_many, zero_from,
+};

@@ -1,5 +1,15 @@
 //! Vector kernels on fixed-size arrays. Plain loops in index order: no fused
 //! multiply-add, no reordering, so results are identical on every target.
+//!
+//! Besides dot (one accumulator, or [`dot_wide`]'s four lanes in a fixed
+//! order), axpy, scale, difference and norm, the hot paths get fused
+//! one-pass forms that keep the bits of the separate loops: several
+//! [`dot_wide`]s against one vector (`dot_wide_many`), storing a vector
+//! while taking those dots (`store_and_dot_wide_many`), several axpys then
+//! a componentwise scale (`axpy_many_then_scale`), and the leapfrog's
+//! closing half kick with its kinetic energy
+//! ([`half_kick_and_kinetic_energy`]). One pass over memory instead of two
+//! or more is where their speed comes from.
 
 use crate::kernels::{at_length, vector_kernel};
 use crate::real::Real;

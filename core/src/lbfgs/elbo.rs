@@ -1,7 +1,7 @@
 //! [`elbo_estimate`]: the ELBO of the Gaussian an L-BFGS memory describes
 //! at a point, as Pathfinder (Zhang et al. 2022) scores the points of its
 //! optimisation path. The NUTS warm-up's start uses it to refuse an optimum
-//! in a funnel's neck (`adaptation/lbfgs_start.rs`).
+//! in a funnel's neck (`adaptation/quasi_newton/lbfgs_start.rs`).
 
 use super::memory::LbfgsMemory;
 use crate::kernels::all_finite;

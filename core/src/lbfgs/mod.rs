@@ -7,7 +7,14 @@
 //!   (ALGORITHMS.md §1's corrected formulas, compact form);
 //!   `square_root_operators.rs`: S·z, C·z, B·v, log det H on them;
 //! - [`minimize`] (`minimize.rs`): L-BFGS minimisation of U with a backtracking line search;
+//!   [`minimize_observed`] hands each iterate and the memory to an observer
+//!   that may stop it;
 //! - [`elbo_estimate`] (`elbo.rs`): the ELBO of the Gaussian the memory describes at a point.
+//!
+//! Imports run one way: the memory uses the factors, the operators use
+//! both, so no two files import each other. The engine never knows which
+//! sampler uses it: its users are the samplers, the warm-up and
+//! [`LbfgsMetric`](crate::metric::LbfgsMetric), never the other way round.
 
 mod curvature;
 mod elbo;

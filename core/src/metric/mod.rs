@@ -12,6 +12,11 @@
 //! can apply it inside a trajectory without scans or copies. Warm-up changes
 //! it between draws through the metric's own setters (see
 //! [`adaptation`](crate::adaptation)).
+//!
+//! Of the metrics only [`LbfgsMetric`] reads an
+//! [`LbfgsMemory`](crate::lbfgs::LbfgsMemory) (to build itself from its
+//! pairs); the others use nothing but the scalars, the kernels and the model
+//! interface.
 
 mod dense;
 mod diagonal;

@@ -5,6 +5,12 @@
 //! what dimension n costs and the chain is bit for bit that of a sampler
 //! compiled for n. Without the feature every length is the constant D and
 //! the code is that of a const-generic sampler.
+//!
+//! This file holds what the stored value means and the checks of
+//! `set_dimension`. The bit-identity tests (a sampler at n inside D against
+//! one compiled for n) are `samplers/dimension_tests.rs` for every sampler
+//! but NUTS and the ensembles, `samplers/ensemble/dimension_tests.rs` for
+//! the ensembles, and `adaptation/dimension_tests.rs` for the NUTS warm-up.
 
 use crate::error::Error;
 use crate::kernels::zero_from;

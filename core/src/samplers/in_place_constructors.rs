@@ -14,6 +14,11 @@
 //!   `initialize_zeroed`, changing nothing observable (it may use the
 //!   sampler's scratch vectors to evaluate the target), so that a `reset`
 //!   that fails leaves the chain as it was.
+//!
+//! HMC-BFGS and MH-BFGS, whose starts are K states, get theirs from
+//! `shared_methods!` in `samplers/ensemble/mod.rs`; the recipe family wraps
+//! this macro in `recipe_in_place!`; the NUTS warm-up, `AdaptiveNuts`, has
+//! its own (`adaptation/nuts_warmup/in_place.rs`).
 
 use crate::error::Error;
 use crate::kernels::all_finite;

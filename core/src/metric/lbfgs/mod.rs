@@ -2,6 +2,10 @@
 //! diagonal base, in an eigen-form whose operations are O(rD) with independent
 //! dot products. The formulas, costs and an example are on the type (this
 //! module is private; the type is `qnmc::metric::LbfgsMetric`).
+//!
+//! The type, its operations and its [`Metric`] implementation are here; the
+//! build of the eigen-form from an [`LbfgsMemory`] is `build.rs`, and the
+//! tests against the dense BFGS recursion are `tests.rs`.
 
 use super::Metric;
 

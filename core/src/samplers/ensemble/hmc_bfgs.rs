@@ -1,4 +1,8 @@
 //! HMC-BFGS (Zhang & Sutton 2011, §4.2, Algorithm 1, eq. 15).
+//!
+//! Its leapfrog is the shared integrator's (`integrator.rs`), with the
+//! ensemble's inverse Hessian, built from the other chains, as its
+//! [`Metric`](crate::metric::Metric) (`InverseHessianMetric`, `mod.rs`).
 
 use rand_core::Rng;
 

@@ -50,6 +50,13 @@
 //! must then be [`ZeroValid`](crate::in_place::ZeroValid), as
 //! [`ConstantInverseMetric`] is.
 //!
+//! This file holds the two macros every sampler here is declared with —
+//! `recipe_sampler_traits!` (its [`Sampler`](crate::Sampler) and
+//! [`Step`](crate::Step)) and `recipe_in_place!` (its in-place constructors
+//! and run-time dimension) — and `extended_state`. The engine is
+//! [`engine`], each sampler has its own file, and [`ConstantInverseMetric`]
+//! is `constant_metric.rs`.
+//!
 //! ## Example
 //!
 //! SGHMC on a 2-D Gaussian with a full-data gradient (a [`crate::FullBatch`]
@@ -82,31 +89,46 @@
 //! ```
 
 /// [`Sampler`](crate::Sampler) and [`Step`](crate::Step) for a recipe
-/// sampler `$sampler<T, D>` with settings `$settings<T>` and the inherent
-/// `settings`, `set_step_size`, `position` and `step(target, rng)` on a
-/// [`MinibatchPotential`] every recipe sampler has.
+/// sampler `$sampler<T, D>` with settings `$settings<T>`, or
+/// `$sampler<T, D, G>` that owns a metric `G` (`recipe_sampler_traits!(Sgrld<G:
+/// DiagonalRiemannianMetric>, SgrldSettings, dimension)`; its `Step` needs
+/// `G: DiagonalRiemannianMetric<T, D>`), forwarding to the inherent
+/// `settings`, `set_step_size`, `position`, optionally `dimension`, and
+/// `step(target, rng)` on a [`MinibatchPotential`] every recipe sampler has.
 macro_rules! recipe_sampler_traits {
     ($sampler:ident, $settings:ident $(, $dimension:ident)?) => {
-        impl<T: $crate::Real, const D: usize> $crate::Sampler<T, D> for $sampler<T, D> {
+        recipe_sampler_traits!(@impls [$sampler<T, D>] [] [] $settings $(, $dimension)?);
+    };
+    ($sampler:ident<$g:ident: $bound:ident>, $settings:ident $(, $dimension:ident)?) => {
+        recipe_sampler_traits!(
+            @impls [$sampler<T, D, $g>] [$g] [$g: $bound<T, D>,] $settings $(, $dimension)?
+        );
+    };
+    (@impls [$ty:ty] [$($free:tt)*] [$($bounded:tt)*] $settings:ident $(, $dimension:ident)?) => {
+        impl<T: $crate::Real, const D: usize, $($free)*> $crate::Sampler<T, D> for $ty {
             type Settings = $settings<T>;
             fn settings(&self) -> &$settings<T> {
-                $sampler::settings(self)
+                <$ty>::settings(self)
             }
             fn set_step_size(&mut self, step_size: T) -> Result<(), $crate::error::Error> {
-                $sampler::set_step_size(self, step_size)
+                <$ty>::set_step_size(self, step_size)
             }
             fn position(&self) -> &[T; D] {
-                $sampler::position(self)
+                <$ty>::position(self)
             }
             $(
                 fn $dimension(&self) -> usize {
-                    $sampler::$dimension(self)
+                    <$ty>::$dimension(self)
                 }
             )?
         }
 
-        impl<T: $crate::Real, const D: usize, P: $crate::target::MinibatchPotential<T, D>>
-            $crate::Step<T, D, P> for $sampler<T, D>
+        impl<
+            T: $crate::Real,
+            const D: usize,
+            $($bounded)*
+            P: $crate::target::MinibatchPotential<T, D>,
+        > $crate::Step<T, D, P> for $ty
         {
             type Stats = $crate::stats::StepStats<T>;
             fn step<R: rand_core::Rng + ?Sized>(
@@ -114,7 +136,7 @@ macro_rules! recipe_sampler_traits {
                 target: &P,
                 rng: &mut R,
             ) -> Result<$crate::stats::StepStats<T>, $crate::error::Error> {
-                $sampler::step(self, target, rng)
+                <$ty>::step(self, target, rng)
             }
         }
     };

@@ -315,27 +315,4 @@ impl<T: Real, const D: usize, G> Sgrhmc<T, D, G> {
     }
 }
 
-impl<T: Real, const D: usize, G> crate::Sampler<T, D> for Sgrhmc<T, D, G> {
-    type Settings = SgrhmcSettings<T>;
-    fn settings(&self) -> &SgrhmcSettings<T> {
-        Sgrhmc::settings(self)
-    }
-    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
-        Sgrhmc::set_step_size(self, step_size)
-    }
-    fn position(&self) -> &[T; D] {
-        Sgrhmc::position(self)
-    }
-    fn dimension(&self) -> usize {
-        Sgrhmc::dimension(self)
-    }
-}
-
-impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>, P: MinibatchPotential<T, D>>
-    crate::Step<T, D, P> for Sgrhmc<T, D, G>
-{
-    type Stats = StepStats<T>;
-    fn step<R: Rng + ?Sized>(&mut self, target: &P, rng: &mut R) -> Result<StepStats<T>, Error> {
-        Sgrhmc::step(self, target, rng)
-    }
-}
+recipe_sampler_traits!(Sgrhmc<G: DiagonalRiemannianMetric>, SgrhmcSettings, dimension);

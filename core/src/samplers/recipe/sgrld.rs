@@ -301,27 +301,4 @@ impl<T: Real, const D: usize, G> Sgrld<T, D, G> {
     }
 }
 
-impl<T: Real, const D: usize, G> crate::Sampler<T, D> for Sgrld<T, D, G> {
-    type Settings = SgrldSettings<T>;
-    fn settings(&self) -> &SgrldSettings<T> {
-        Sgrld::settings(self)
-    }
-    fn set_step_size(&mut self, step_size: T) -> Result<(), Error> {
-        Sgrld::set_step_size(self, step_size)
-    }
-    fn position(&self) -> &[T; D] {
-        Sgrld::position(self)
-    }
-    fn dimension(&self) -> usize {
-        Sgrld::dimension(self)
-    }
-}
-
-impl<T: Real, const D: usize, G: DiagonalRiemannianMetric<T, D>, P: MinibatchPotential<T, D>>
-    crate::Step<T, D, P> for Sgrld<T, D, G>
-{
-    type Stats = StepStats<T>;
-    fn step<R: Rng + ?Sized>(&mut self, target: &P, rng: &mut R) -> Result<StepStats<T>, Error> {
-        Sgrld::step(self, target, rng)
-    }
-}
+recipe_sampler_traits!(Sgrld<G: DiagonalRiemannianMetric>, SgrldSettings, dimension);

@@ -40,16 +40,28 @@
 //! diagonal's log scales *shrunk* towards their mean by the share of their
 //! spread that sampling noise explains.
 //!
+//! A fourth candidate, for a model of dimension n ≤ `M` and with
+//! [`window_covariance`](LbfgsEstimatorSettings::window_covariance) on (the
+//! CLI's default): the metric of the window's covariances of θ and ∇U
+//! (`window_covariance.rs`), scored only where ∇U is close enough to linear
+//! in θ ([`MIN_GRADIENT_LINEARITY`]).
+//!
+//! The estimator and its window end are in this file; the L-BFGS start from
+//! the initial point and the secants at its optimum in `optimum.rs`; the
+//! pool of pairs, the probes and the matched base in `pair_pool.rs`; the
+//! Fisher contest of the candidates in `metric_contest.rs`; the tests in
+//! `tests.rs`.
+//!
 //! Why not the trajectory pairs QNHMC uses: consecutive leapfrog steps span
 //! few directions, and a memory frozen from one trajectory missed the 100-D
 //! Gaussian's dominant direction in every run (issue 10's measurement).
 
 use super::covariance_product::CovarianceProduct;
-use super::metric_estimators::{
-    DiagonalEstimator, MetricChange, MetricEstimator, variances_from_gradient,
-};
 use super::scale_shrinkage::shrink_log_scales;
 use super::window_covariance::WindowCovariance;
+use crate::adaptation::metric_estimators::{
+    DiagonalEstimator, MetricChange, MetricEstimator, variances_from_gradient,
+};
 
 mod metric_contest;
 mod optimum;
@@ -103,7 +115,7 @@ pub struct LbfgsEstimatorSettings<T> {
     /// Whether the warm-up starts with an L-BFGS optimisation.
     pub optimize: bool,
     /// Whether a model of dimension n ≤ `M` also scores the window's
-    /// covariance metric (`adaptation/window_covariance.rs`) at each window
+    /// covariance metric (`adaptation/quasi_newton/window_covariance.rs`) at each window
     /// end where the window's ∇U is close to linear in θ
     /// ([`MIN_GRADIENT_LINEARITY`]). Off here (the core's defaults are
     /// Stan's); the CLI turns it on. On posteriordb (43 posteriors × 3
@@ -394,7 +406,7 @@ impl<T: Real, const D: usize, const M: usize> LbfgsEstimator<T, D, M> {
 
     /// Whether the last L-BFGS start ran and refused what it reached: it ran
     /// out of its budget, ∇U did not come down, or its optimum lay in a
-    /// funnel's neck (`adaptation/lbfgs_start.rs`). The posterior then has
+    /// funnel's neck (`adaptation/quasi_newton/lbfgs_start.rs`). The posterior then has
     /// no mode a Gaussian describes — U falls without end along a scale, as
     /// in a centred hierarchy — and the window's covariance metric competes
     /// at every window end without the linearity gate

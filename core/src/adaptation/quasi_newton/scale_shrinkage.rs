@@ -11,7 +11,7 @@
 //! the noise explains: all the way when the coordinates share one scale,
 //! hardly at all when the scales truly differ (spread ≫ 1/n).
 
-use super::metric_estimators::clamp_variance;
+use crate::adaptation::metric_estimators::clamp_variance;
 use crate::real::Real;
 
 /// Shrinks the log scales ln bᵢ towards their mean by the positive-part

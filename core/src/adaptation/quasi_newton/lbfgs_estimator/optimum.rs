@@ -1,7 +1,7 @@
 //! The start from an optimum: the L-BFGS optimisation from the initial point,
 //! and the secant pairs measured around the optimum it found.
 
-use crate::adaptation::lbfgs_start::{
+use crate::adaptation::quasi_newton::lbfgs_start::{
     LbfgsStart, inverse_hessian_diagonal, optimize_start, secant_at_one_sd, typical_start,
 };
 use crate::lbfgs::{LbfgsSettings, MinimizeOutcome};

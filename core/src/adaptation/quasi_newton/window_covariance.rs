@@ -30,6 +30,12 @@
 //! [`LbfgsMetric`](crate::metric::LbfgsMetric) keeps its eigen-form and rank
 //! tolerance unchanged. Storage is K² per matrix: the estimator runs it only
 //! when the model's dimension n is at most its memory M.
+//!
+//! It also measures how linear ∇U is in θ over the window, the smallest
+//! squared canonical correlation between them (1 for a Gaussian). The
+//! estimator lets this metric compete, as its fourth candidate, only where
+//! that measure reaches
+//! [`MIN_GRADIENT_LINEARITY`](super::MIN_GRADIENT_LINEARITY).
 
 use crate::kernels::small_dense::jacobi;
 use crate::lbfgs::LbfgsMemory;

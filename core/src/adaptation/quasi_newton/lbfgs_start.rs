@@ -12,8 +12,20 @@
 //! divergence threshold of 1000, so every transition diverges and dual
 //! averaging drives ε to its floor). L-BFGS leaves both in tens to hundreds
 //! of gradients (docs/POSTERIORDB.md).
+//!
+//! What it does: minimise U within 1000 iterations and 1000 evaluations
+//! ([`OPTIMIZATION_ITERATIONS`], [`OPTIMIZATION_EVALUATIONS`]), scoring
+//! the path's points by the ELBO of their Gaussians so as to refuse an
+//! optimum in a funnel's neck and to stop on the way down one; then read
+//! the diagonal of the path's inverse Hessian. Optionally,
+//! [`secant_at_one_sd`] measures central secants at the optimum, rescaled
+//! to one sd of the curvature they measure (the CLI's default; off in the
+//! core's settings). [`LbfgsStartDiagonalEstimator`] is the diagonal metric
+//! after this start (the CLI's `--metric diag`).
 
-use super::metric_estimators::{DiagonalEstimator, MetricChange, MetricEstimator, clamp_variance};
+use crate::adaptation::metric_estimators::{
+    DiagonalEstimator, MetricChange, MetricEstimator, clamp_variance,
+};
 use crate::error::Error;
 use crate::lbfgs::{
     InitialScaling, LbfgsMemory, LbfgsSettings, MinimizeOutcome, elbo_estimate, minimize_observed,
@@ -434,7 +446,7 @@ pub(crate) fn inverse_hessian_diagonal<T: Real, const D: usize, const M: usize>(
 /// evaluations without converging, as down a funnel), or reaches one in a
 /// funnel's neck (`optimize_start`'s ELBO test), the chain starts where
 /// it is, with σᵢ² = 1/|∂ᵢU| as the plain estimator does. Pair it with
-/// [`WarmupSchedule::after_optimization`](super::WarmupSchedule::after_optimization).
+/// [`WarmupSchedule::after_optimization`](crate::adaptation::WarmupSchedule::after_optimization).
 ///
 /// Storage: the estimator's 4·D plus the memory's 2·M·D numbers (the
 /// optimisation's pairs; idle after the start).

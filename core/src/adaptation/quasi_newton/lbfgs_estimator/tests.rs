@@ -1,5 +1,5 @@
 use super::*;
-use crate::adaptation::lbfgs_start::OPTIMIZATION_EVALUATIONS;
+use crate::adaptation::quasi_newton::lbfgs_start::OPTIMIZATION_EVALUATIONS;
 use crate::adaptation::{AcceptanceStatistic, AdaptiveNuts, WarmupSchedule};
 use crate::samplers::nuts::NutsSettings;
 use rand_core::SeedableRng;
