@@ -1,20 +1,57 @@
 //! The sampler runner: any [`Model`] with any core sampler, several chains in
 //! parallel, draws in the CmdStan layout of [`RunDraws`].
 //!
-//! - [`SamplerKind`]: the 13 samplers by their `--sampler` names;
-//! - [`RunSettings`]: chains, lengths, seeds and tuning, defaults documented;
-//! - dimension dispatch ([`padded_dimension`], [`nuts_dimension`]): a
-//!   run-time dimension to a compile-time size; NUTS moves the model's own
-//!   coordinates only (up to 16 384), the other samplers pad with N(0, 1)
-//!   auxiliaries (up to 1000);
-//! - [`run`]: warm-up (dual averaging, QNHMC memory freezing), thinning,
-//!   lp__ = −U, acceptance, step size, gradient evaluations, divergences,
-//!   constrained values;
+//! - [`SamplerKind`]: the 14 samplers by their `--sampler` names (`nuts` is
+//!   the default), each described by one [`SamplerEntry`] of [`REGISTRY`]
+//!   (`registry/`, one file per sampler);
+//! - [`RunSettings`]: chains, lengths, seeds and tuning, defaults documented
+//!   ([`RunSettings::for_sampler`]); [`LpMode`]: which kept draws of a
+//!   minibatch sampler get a full-data `lp__`, timed apart; [`MetricKind`]
+//!   (`--metric identity|diag|dense|lbfgs`) is defined in `metric_kind.rs`
+//!   and re-exported here;
+//! - dimension dispatch (`dispatch.rs`: [`padded_dimension`],
+//!   [`nuts_dimension`]): a run-time dimension to a compile-time size —
+//!   every sampler up to 1000, NUTS alone in 2048–16 384, the samplers of
+//!   any dimension above 1000 in the one size [`LARGE_DIMENSION`] = 2²⁰,
+//!   built by `new_boxed` in zeroed memory; NUTS and those samplers move
+//!   the model's n coordinates only, the ensembles pad with N(0, 1);
+//! - [`run`] and [`run_into`]: one chain loop for every sampler (the
+//!   adapters of `samplers.rs`; `chain/`: construction in `mod.rs`, start
+//!   points in `start_points.rs`, the quasi-Newton NUTS start in
+//!   `nuts_start.rs`, the loop in `drive.rs`, its state a `ChainLoop`),
+//!   chains in parallel on rayon. NUTS with the quasi-Newton metric runs
+//!   two parallel passes, every chain's start and then the draws; between
+//!   them `minor_modes.rs` restarts from the best chain's initial point a
+//!   chain whose optimum holds under e^−20 of the best one's Laplace mass,
+//!   or that has no mass while the best has one
+//!   ([`RestartReason`](crate::draws::RestartReason)). Each chain reports
+//!   warm-up, thinning, lp__ = −U, acceptance, step size, gradient
+//!   evaluations, divergences and constrained values;
+//! - a [`DrawSink`] (`draw_sink.rs`) receives each chain's kept draws as
+//!   they are made ([`run_into`]; `qnmc run --output` streams the chain
+//!   files through it);
+//! - checkpoints (`checkpoint.rs`): the chain loop's state saved into the
+//!   sink's [`CheckpointStore`] at the warm-up's end, every interval, at a
+//!   stop and at the end, and restored by the chain loop before it draws,
+//!   its rows replayed into the sink (tests in `checkpoint_tests.rs`);
+//! - [`Progress`] (indicatif) carries the run's [`StopFlag`] (`stop.rs`): a
+//!   request ends every chain at its next iteration with its draws
+//!   ([`RunDraws::interrupted`](crate::draws::RunDraws::interrupted));
+//! - [`pilot`]: the stochastic-gradient samplers' step size, γ, friction,
+//!   metric (SGRLD, SGRHMC), warm-up and thinning from the mode and Hessian
+//!   of the full-data U (docs/DEFAULTS.md); [`refused_defaults`]: defaults
+//!   refused with a reason (MH-BFGS from 10-D and AMAGOLD on data need
+//!   `--thin`);
 //! - [`check`](check::check): z-scores of means and sds against a
-//!   [`KnownPosterior`](crate::model::KnownPosterior), R̂, pass/fail;
-//!   [`reference_run`] builds one from a long run (HMC, or NUTS on a
-//!   model's [`reference_model`](crate::model::Model::reference_model)) and
-//!   says whether that run mixed.
+//!   [`KnownPosterior`](crate::model::KnownPosterior), Bonferroni-corrected,
+//!   R̂, pass/fail ([`check::check_with_tolerance`] with
+//!   [`check::SG_BIAS_TOLERANCE`] for the samplers without a Metropolis
+//!   test); [`reference_run`] builds one from a long NUTS run with the
+//!   diagonal metric (on a model's
+//!   [`reference_model`](crate::model::Model::reference_model), a
+//!   non-centred twin, when it has one) and says whether that run mixed
+//!   ([`ReferenceMixing`]: R̂ > 1.01 or bulk ESS < 400 fails the check);
+//!   [`reference_posterior`] is the long HMC run of `amagold-fig4`.
 //!
 //! Ensembles (HMC-BFGS, MH-BFGS): every chain is an independent ensemble of
 //! [`ENSEMBLE_WALKERS`] walkers; one iteration is a sweep that moves each
@@ -60,7 +97,9 @@ pub mod pilot;
 mod progress;
 mod reference;
 mod refused_defaults;
+mod registry;
 mod sampler_kind;
+mod sampler_memory;
 pub(crate) mod samplers;
 mod settings;
 mod sink_error;
@@ -87,9 +126,12 @@ pub use reference::{
     ReferenceRun, ReferenceSettings, reference_posterior, reference_run,
 };
 pub use refused_defaults::{MH_BFGS_MAX_UNTHINNED_DIMENSION, refused_defaults};
-pub use sampler_kind::{
-    DefaultStepSize, REGISTRY, SAMPLER_SPECIFIC_OPTIONS, SamplerEntry, SamplerKind, UnknownSampler,
+pub use registry::{
+    DefaultStepSize, HeaderContext, HeaderLines, REGISTRY, SAMPLER_SPECIFIC_OPTIONS, SamplerEntry,
+    UnthinnedRefusal,
 };
+pub use sampler_kind::{SamplerKind, UnknownSampler};
+pub use sampler_memory::SamplerMemory;
 pub use samplers::{ENSEMBLE_MEMORY, ENSEMBLE_WALKERS, SgMetric, sg_metric};
 pub use settings::{
     DEFAULT_MAX_TREE_DEPTH, DEFAULT_NUTS_EARLY_END, DEFAULT_NUTS_METRIC,
@@ -174,10 +216,6 @@ pub fn run(
 /// --output` writes them to the chain files this way). The draws are also
 /// returned, as by [`run`]. An error of the sink asks every chain to stop
 /// and ends the run with [`RunError::Output`].
-#[allow(
-    clippy::too_many_lines,
-    reason = "not yet split (issue 46): the two parallel passes (starts, then draws) and the run's assembly"
-)]
 pub fn run_into(
     model: &dyn Model,
     sampler: SamplerKind,
@@ -192,15 +230,7 @@ pub fn run_into(
         .validate_dimension(sampler, n)
         .map_err(RunError::Settings)?;
     let d = dimension_for(sampler, n)?;
-    let memory = settings.memory_for(sampler);
-    let memory_size = match sampler {
-        SamplerKind::Qnhmc => memory_bucket(memory),
-        SamplerKind::Hamcmc => Some(memory),
-        SamplerKind::Nuts if settings.metric_for(sampler) == MetricKind::Lbfgs => {
-            memory_bucket(memory)
-        }
-        _ => None,
-    };
+    let memory_size = compiled_memory(sampler, settings);
     let step_size_origin = step_size_origin(sampler, settings);
     let description = describe_run(
         model,
@@ -221,119 +251,23 @@ pub fn run_into(
             run: &description,
         }),
     };
-    let lbfgs_nuts =
-        sampler == SamplerKind::Nuts && settings.metric_for(sampler) == MetricKind::Lbfgs;
-    // NUTS with the quasi-Newton metric: every chain makes its start, the
-    // chains' optima are compared (`minor_modes`), then they draw.
-    let start_lbfgs = |k: usize| -> Result<Box<dyn StartedChain + '_>, RunError> {
-        match memory_size {
-            // Beyond `DIMENSIONS` only NUTS is compiled (the L-BFGS memory
-            // is NUTS_LARGE_MEMORY).
-            _ if d > DIMENSIONS[DIMENSIONS.len() - 1] => with_nuts_dimension!(
-                d,
-                |D| chain::start_nuts_lbfgs_chain::<D, NUTS_LARGE_MEMORY>(&job, k),
-                unsupported(d)
-            ),
-            // The 32 bucket (models of 26–32 coordinates) with the default
-            // memory: storage for NUTS_WINDOW_COVARIANCE_MEMORY pairs, so
-            // that the window's covariance metric (n ≤ M pairs) applies;
-            // still `--memory` pairs between draws ([`nuts_lbfgs_storage`]).
-            Some(m)
-                if nuts_lbfgs_storage(d, Some(m), settings.window_covariance)
-                    == Some(NUTS_WINDOW_COVARIANCE_MEMORY) =>
-            {
-                chain::start_nuts_lbfgs_chain::<
-                    NUTS_WINDOW_COVARIANCE_MEMORY,
-                    NUTS_WINDOW_COVARIANCE_MEMORY,
-                >(&job, k)
-            }
-            Some(m) => with_dimension!(
-                d,
-                |D| with_memory!(
-                    m,
-                    |M| chain::start_nuts_lbfgs_chain::<D, M>(&job, k),
-                    Err(RunError::Settings(format!("no memory size {m} compiled")))
-                ),
-                unsupported(d)
-            ),
-            None => Err(RunError::Settings(
-                "internal: the quasi-Newton metric needs a memory size".into(),
-            )),
-        }
-    };
-    let one_chain = |k: usize| match memory_size {
-        // The samplers of any dimension beyond `DIMENSIONS`.
-        None if d == LARGE_DIMENSION => chain::run_any_dimension_chain::<LARGE_DIMENSION>(&job, k),
-        Some(m) if d == LARGE_DIMENSION => with_memory!(
-            m,
-            |M| chain::run_memory_chain::<LARGE_DIMENSION, M>(&job, k),
-            Err(RunError::Settings(format!("no memory size {m} compiled")))
-        ),
-        // Beyond `DIMENSIONS` only NUTS is compiled (identity and diagonal
-        // metrics here).
-        _ if d > DIMENSIONS[DIMENSIONS.len() - 1] => {
-            with_nuts_dimension!(d, |D| chain::run_nuts_chain::<D>(&job, k), unsupported(d))
-        }
-        None => with_dimension!(d, |D| chain::run_chain::<D>(&job, k), unsupported(d)),
-        Some(m) => with_dimension!(
-            d,
-            |D| with_memory!(
-                m,
-                |M| chain::run_memory_chain::<D, M>(&job, k),
-                Err(RunError::Settings(format!("no memory size {m} compiled")))
-            ),
-            unsupported(d)
-        ),
-    };
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(CHAIN_STACK_BYTES)
         .num_threads(settings.chains.min(rayon::current_num_threads()).max(1))
         .build()
         .map_err(|e| RunError::Settings(format!("cannot start the chain threads: {e}")))?;
-    let chains: Vec<_> = if lbfgs_nuts {
-        pool.install(|| {
-            let mut started = (0..settings.chains)
-                .into_par_iter()
-                .map(start_lbfgs)
-                .collect::<Result<Vec<_>, _>>()?;
-            let starts: Vec<_> = started
-                .iter()
-                .map(|c| minor_modes::ChainStart {
-                    laplace_log_mass: c.laplace_log_mass(),
-                    at_optimum: c.started_at_optimum(),
-                })
-                .collect();
-            let initial: Vec<_> = started.iter().map(|c| c.initial_point()).collect();
-            let restarts = minor_modes::restarts(&starts);
-            started
-                .par_iter_mut()
-                .zip(restarts.into_par_iter())
-                .try_for_each(|(chain, restart)| match restart {
-                    Some(r) => chain.restart_from(&job, &initial[r.from_chain - 1], r),
-                    None => Ok(()),
-                })?;
-            started
-                .into_par_iter()
-                .map(|chain| chain.finish(&job))
-                .collect::<Result<Vec<_>, _>>()
-        })?
-    } else {
-        pool.install(|| {
-            (0..settings.chains)
-                .into_par_iter()
-                .map(one_chain)
-                .collect::<Result<Vec<_>, _>>()
-        })?
-    };
-    let interrupted = chains.iter().any(|c| c.interrupted).then(|| Interruption {
-        reason: progress
-            .stop_flag()
-            .reason()
-            .unwrap_or(StopReason::Requested),
-        iterations: chains.iter().map(|c| c.iterations).sum(),
-        planned: (settings.chains * (settings.warmup + settings.draws * settings.thin)) as u64,
-        kept: chains.iter().map(|c| c.len()).collect(),
-    });
+    let chains: Vec<_> =
+        if sampler == SamplerKind::Nuts && settings.metric_for(sampler) == MetricKind::Lbfgs {
+            pool.install(|| run_lbfgs_nuts_chains(&job, d, memory_size))?
+        } else {
+            pool.install(|| {
+                (0..settings.chains)
+                    .into_par_iter()
+                    .map(|k| run_one_chain(&job, d, memory_size, k))
+                    .collect::<Result<Vec<_>, _>>()
+            })?
+        };
+    let interrupted = interruption(&chains, settings, progress);
     Ok(describe_run(
         model,
         sampler,
@@ -343,6 +277,150 @@ pub fn run_into(
         chains,
         interrupted,
     ))
+}
+
+/// The memory compiled for `sampler`'s L-BFGS pairs, if it keeps any (its
+/// row's [`SamplerMemory`]; NUTS only with the quasi-Newton metric).
+fn compiled_memory(sampler: SamplerKind, settings: &RunSettings) -> Option<usize> {
+    let memory = settings.memory_for(sampler);
+    match sampler.entry().memory {
+        SamplerMemory::Pairs { .. } => memory_bucket(memory),
+        SamplerMemory::Sizes { .. } => Some(memory),
+        SamplerMemory::NutsMetric { .. } if settings.metric_for(sampler) == MetricKind::Lbfgs => {
+            memory_bucket(memory)
+        }
+        SamplerMemory::NutsMetric { .. } | SamplerMemory::None => None,
+    }
+}
+
+/// NUTS with the quasi-Newton metric: every chain makes its start, the
+/// chains' optima are compared (`minor_modes`) and a chain in a minor mode
+/// restarts from the best chain's initial point, then they draw.
+fn run_lbfgs_nuts_chains(
+    job: &ChainJob<'_>,
+    d: usize,
+    memory_size: Option<usize>,
+) -> Result<Vec<ChainDraws>, RunError> {
+    let mut started = (0..job.settings.chains)
+        .into_par_iter()
+        .map(|k| start_lbfgs_nuts_chain(job, d, memory_size, k))
+        .collect::<Result<Vec<_>, _>>()?;
+    let starts: Vec<_> = started
+        .iter()
+        .map(|c| minor_modes::ChainStart {
+            laplace_log_mass: c.laplace_log_mass(),
+            at_optimum: c.started_at_optimum(),
+        })
+        .collect();
+    let initial: Vec<_> = started.iter().map(|c| c.initial_point()).collect();
+    let restarts = minor_modes::restarts(&starts);
+    started
+        .par_iter_mut()
+        .zip(restarts.into_par_iter())
+        .try_for_each(|(chain, restart)| match restart {
+            Some(r) => chain.restart_from(job, &initial[r.from_chain - 1], r),
+            None => Ok(()),
+        })?;
+    started
+        .into_par_iter()
+        .map(|chain| chain.finish(job))
+        .collect()
+}
+
+/// Chain `k`'s start of NUTS with the quasi-Newton metric, in the
+/// compile-time dimension `d` and memory `memory_size`.
+fn start_lbfgs_nuts_chain<'a>(
+    job: &'a ChainJob<'a>,
+    d: usize,
+    memory_size: Option<usize>,
+    k: usize,
+) -> Result<Box<dyn StartedChain + 'a>, RunError> {
+    let window_covariance = job.settings.window_covariance;
+    match memory_size {
+        // Beyond `DIMENSIONS` only NUTS is compiled (the L-BFGS memory
+        // is NUTS_LARGE_MEMORY).
+        _ if d > DIMENSIONS[DIMENSIONS.len() - 1] => with_nuts_dimension!(
+            d,
+            |D| chain::start_nuts_lbfgs_chain::<D, NUTS_LARGE_MEMORY>(job, k),
+            unsupported(d)
+        ),
+        // The 32 bucket (models of 26–32 coordinates) with the default
+        // memory: storage for NUTS_WINDOW_COVARIANCE_MEMORY pairs, so
+        // that the window's covariance metric (n ≤ M pairs) applies;
+        // still `--memory` pairs between draws ([`nuts_lbfgs_storage`]).
+        Some(m)
+            if nuts_lbfgs_storage(d, Some(m), window_covariance)
+                == Some(NUTS_WINDOW_COVARIANCE_MEMORY) =>
+        {
+            chain::start_nuts_lbfgs_chain::<
+                NUTS_WINDOW_COVARIANCE_MEMORY,
+                NUTS_WINDOW_COVARIANCE_MEMORY,
+            >(job, k)
+        }
+        Some(m) => with_dimension!(
+            d,
+            |D| with_memory!(
+                m,
+                |M| chain::start_nuts_lbfgs_chain::<D, M>(job, k),
+                Err(RunError::Settings(format!("no memory size {m} compiled")))
+            ),
+            unsupported(d)
+        ),
+        None => Err(RunError::Settings(
+            "internal: the quasi-Newton metric needs a memory size".into(),
+        )),
+    }
+}
+
+/// Chain `k` of every sampler but NUTS with the quasi-Newton metric, in the
+/// compile-time dimension `d` and memory `memory_size`.
+fn run_one_chain(
+    job: &ChainJob<'_>,
+    d: usize,
+    memory_size: Option<usize>,
+    k: usize,
+) -> Result<ChainDraws, RunError> {
+    match memory_size {
+        // The samplers of any dimension beyond `DIMENSIONS`.
+        None if d == LARGE_DIMENSION => chain::run_any_dimension_chain::<LARGE_DIMENSION>(job, k),
+        Some(m) if d == LARGE_DIMENSION => with_memory!(
+            m,
+            |M| chain::run_memory_chain::<LARGE_DIMENSION, M>(job, k),
+            Err(RunError::Settings(format!("no memory size {m} compiled")))
+        ),
+        // Beyond `DIMENSIONS` only NUTS is compiled (identity and diagonal
+        // metrics here).
+        _ if d > DIMENSIONS[DIMENSIONS.len() - 1] => {
+            with_nuts_dimension!(d, |D| chain::run_nuts_chain::<D>(job, k), unsupported(d))
+        }
+        None => with_dimension!(d, |D| chain::run_chain::<D>(job, k), unsupported(d)),
+        Some(m) => with_dimension!(
+            d,
+            |D| with_memory!(
+                m,
+                |M| chain::run_memory_chain::<D, M>(job, k),
+                Err(RunError::Settings(format!("no memory size {m} compiled")))
+            ),
+            unsupported(d)
+        ),
+    }
+}
+
+/// The run's interruption, when a chain stopped before its end.
+fn interruption(
+    chains: &[ChainDraws],
+    settings: &RunSettings,
+    progress: &Progress,
+) -> Option<Interruption> {
+    chains.iter().any(|c| c.interrupted).then(|| Interruption {
+        reason: progress
+            .stop_flag()
+            .reason()
+            .unwrap_or(StopReason::Requested),
+        iterations: chains.iter().map(|c| c.iterations).sum(),
+        planned: (settings.chains * (settings.warmup + settings.draws * settings.thin)) as u64,
+        kept: chains.iter().map(|c| c.len()).collect(),
+    })
 }
 
 /// The run's draws: `chains` with the run's description.
@@ -386,19 +464,7 @@ fn unsupported<T>(d: usize) -> Result<T, RunError> {
     Err(RunError::Settings(format!("no dimension {d} compiled")))
 }
 
-/// γ as the output header writes it.
-fn gamma_text(gamma: qnmc::lbfgs::InitialScaling<f64>) -> String {
-    match gamma {
-        qnmc::lbfgs::InitialScaling::Fixed(g) => g.to_string(),
-        qnmc::lbfgs::InitialScaling::NewestPair(_) => "newest pair (s'y / y'y)".to_string(),
-    }
-}
-
 /// The settings as `key = value` pairs for output headers (defaults applied).
-#[allow(
-    clippy::too_many_lines,
-    reason = "per-sampler descriptions, to become the samplers' registry rows (issue 46, item 2)"
-)]
 fn describe(
     model: &dyn Model,
     sampler: SamplerKind,
@@ -460,104 +526,16 @@ fn describe(
             format!("{} (default)", default_step_size(sampler, data_size)),
         ),
     }
-    match sampler {
-        SamplerKind::Nuts => {
-            let metric = s.metric_for(sampler);
-            push(
-                "metric",
-                match (metric, s.step_size) {
-                    (_, Some(_)) => format!("{metric} (not adapted: the step size is fixed)"),
-                    (MetricKind::Lbfgs, None) => {
-                        let storage = nuts_lbfgs_storage(
-                            padded,
-                            memory_bucket(s.memory_for(sampler)),
-                            s.window_covariance,
-                        )
-                        .unwrap_or(s.memory_for(sampler));
-                        let fits = model.dimension() <= storage;
-                        let no_optimum_only = fits
-                            && storage == NUTS_WINDOW_COVARIANCE_MEMORY
-                            && padded == NUTS_NO_OPTIMUM_COVARIANCE_BUCKET;
-                        format!(
-                            "{metric}: diagonal base plus up to {} conjugated pairs between warm-up draws{}{}",
-                            s.memory_for(sampler),
-                            if s.window_covariance && no_optimum_only {
-                                ", or the window's covariance metric where the start found no optimum"
-                            } else if s.window_covariance && fits {
-                                ", or the window's covariance metric where its gradient is near linear"
-                            } else {
-                                ""
-                            },
-                            if s.optimum_secants && fits && !no_optimum_only {
-                                "; the first metric from central secants at the L-BFGS optimum"
-                            } else {
-                                ""
-                            }
-                        )
-                    }
-                    (_, None) => format!("{metric}, learned in Stan's slow windows"),
-                },
-            );
-            push("max_tree_depth", s.max_tree_depth_for().to_string());
-        }
-        SamplerKind::Hmc | SamplerKind::HmcBfgs => {
-            push("leapfrog_steps", s.leapfrog_steps_for(sampler).to_string())
-        }
-        SamplerKind::Amagold | SamplerKind::L2mc => {
-            push("inner_steps", s.leapfrog_steps_for(sampler).to_string());
-            push("friction", s.friction_for(sampler).to_string());
-        }
-        SamplerKind::Qnhmc => {
-            push("leapfrog_steps", s.leapfrog_steps_for(sampler).to_string());
-            push("memory", s.memory_for(sampler).to_string());
-            push("mass", format!("{:?}", s.qnhmc_mass));
-            push("gamma", gamma_text(s.gamma_for(sampler)));
-            push(
-                "memory_update",
-                match s.qnhmc_freeze_after {
-                    Some(n) => format!("frozen after {} warm-up iterations", n.min(s.warmup)),
-                    None => "adaptive (the paper's; not an exact kernel)".to_string(),
-                },
-            );
-        }
-        SamplerKind::Hamcmc => {
-            push("memory", s.memory_for(sampler).to_string());
-            push("gamma", gamma_text(s.gamma_for(sampler)));
-            push(
-                "schedule",
-                match s.hamcmc_decay {
-                    Some(k) => format!("block-decaying, exponent {k}"),
-                    None => "constant".to_string(),
-                },
-            );
-        }
-        SamplerKind::Sghmc => {
-            push("friction", s.friction_for(sampler).to_string());
-            push(
-                "update",
-                match s.sghmc_update {
-                    qnmc::SghmcUpdate::PositionFirst => {
-                        "position-first (theta, then r with the gradient at the new theta; Chen et al. Alg. 2)"
-                    }
-                    qnmc::SghmcUpdate::RecipeEuler => {
-                        "recipe-euler (theta and r from the old state; Ma et al. eq. 18)"
-                    }
-                }
-                .to_string(),
-            );
-        }
-        SamplerKind::Sgnht => push("friction", s.friction_for(sampler).to_string()),
-        SamplerKind::Sgrld | SamplerKind::Sgrhmc => push("metric", "constant G = I".to_string()),
-        SamplerKind::MhBfgs | SamplerKind::Sgld | SamplerKind::Psgld => {}
-    }
-    if matches!(sampler, SamplerKind::HmcBfgs | SamplerKind::MhBfgs) {
-        push(
-            "ensemble",
-            format!(
-                "{ENSEMBLE_WALKERS} walkers per chain, walker 0 reported, one sweep per iteration"
-            ),
-        );
-    }
+    (sampler.entry().header)(
+        &HeaderContext {
+            kind: sampler,
+            model,
+            settings: s,
+            padded,
+        },
+        &mut out,
+    );
+    let mut push = |k: &str, v: String| out.push((k.to_string(), v));
     if sampler.uses_minibatches() {
         match data_size {
             Some(n) => push(

@@ -156,10 +156,61 @@ impl SgDefaults {
     }
 }
 
+/// What a sampler's pilot rule ([`SamplerEntry::pilot`](crate::run::SamplerEntry::pilot))
+/// reads: the Hessian A at the mode, the minibatch noise and the user's
+/// settings.
+pub struct PilotInputs<'a> {
+    /// A, n × n.
+    pub hessian: &'a DMatrix<f64>,
+    /// Its diagonal.
+    pub diagonal: &'a [f64],
+    /// Minibatch noise factor ν = N/b − 1.
+    pub nu: f64,
+    /// The variance budget β ([`SG_VARIANCE_BUDGET`]).
+    pub beta: f64,
+    /// Smallest eigenvalue of A.
+    pub lambda_min: f64,
+    /// Largest eigenvalue of A.
+    pub lambda_max: f64,
+    /// The sampler's memory (HAMCMC).
+    pub memory: usize,
+    /// The user's friction (SGHMC, SGNHT), if given.
+    pub friction: Option<f64>,
+    /// The user's γ (HAMCMC), if given.
+    pub gamma: Option<f64>,
+}
+
+impl PilotInputs<'_> {
+    /// n.
+    pub fn dimension(&self) -> usize {
+        self.hessian.nrows()
+    }
+
+    /// The extreme eigenvalues of P^½ A P^½ for a diagonal P.
+    pub fn eigenvalue_range(&self, p: &[f64]) -> Result<(f64, f64), String> {
+        extreme_eigenvalues(&precondition(self.hessian, p))
+    }
+
+    /// A Langevin sampler's choice with preconditioner P (the module docs):
+    /// ε = 2β / ((1 + ν) μ_max), τ = 1 / (ε μ_min).
+    pub fn langevin(&self, out: &mut SgDefaults, p: &[f64]) -> Result<(), String> {
+        let (lo, hi) = self.eigenvalue_range(p)?;
+        out.stiffest = hi;
+        out.slowest = lo;
+        out.step_size = 2.0 * self.beta / ((1.0 + self.nu) * hi);
+        out.relaxation_iterations = 1.0 / (out.step_size * lo);
+        Ok(())
+    }
+}
+
+/// How the pilot sets one sampler's step size and tuning from A
+/// ([`PilotInputs`]), writing into the defaults it starts from.
+pub type PilotRule = fn(&PilotInputs<'_>, &mut SgDefaults) -> Result<(), String>;
+
 /// `true` for the samplers whose defaults come from the pilot (no
 /// Metropolis test, minibatch gradients).
 pub fn uses_pilot(kind: SamplerKind) -> bool {
-    kind.uses_minibatches() && !kind.is_exact()
+    kind.entry().pilot.is_some()
 }
 
 /// The largest model the pilot measures (its dense Hessian and eigenproblem;
@@ -304,66 +355,22 @@ pub fn sg_defaults(
         mode: curvature.mode.clone(),
         posterior_sd: laplace_sds(a)?,
     };
-    let langevin = |out: &mut SgDefaults, p: &[f64]| -> Result<(), String> {
-        let (lo, hi) = extreme_eigenvalues(&precondition(a, p))?;
-        out.stiffest = hi;
-        out.slowest = lo;
-        out.step_size = 2.0 * beta / ((1.0 + nu) * hi);
-        out.relaxation_iterations = 1.0 / (out.step_size * lo);
-        Ok(())
+    let rule = kind
+        .entry()
+        .pilot
+        .ok_or_else(|| format!("internal: {kind} takes no pilot"))?;
+    let inputs = PilotInputs {
+        hessian: a,
+        diagonal: &diagonal,
+        nu,
+        beta,
+        lambda_min,
+        lambda_max,
+        memory,
+        friction,
+        gamma,
     };
-    match kind {
-        SamplerKind::Sgld => langevin(&mut out, &vec![1.0; n])?,
-        SamplerKind::Sgrld => {
-            let inverse: Vec<f64> = diagonal.iter().map(|d| 1.0 / d).collect();
-            langevin(&mut out, &inverse)?;
-            out.inverse_metric = Some(inverse);
-        }
-        SamplerKind::Psgld => {
-            let p: Vec<f64> = diagonal
-                .iter()
-                .map(|d| 1.0 / ((1.0 + nu) * d).sqrt())
-                .collect();
-            langevin(&mut out, &p)?;
-        }
-        SamplerKind::Hamcmc => {
-            let g = gamma.unwrap_or(1.0 / lambda_max);
-            out.gamma = Some(g);
-            out.stiffest = (g * lambda_max).max(1.0);
-            out.slowest = (g * lambda_min).min(1.0);
-            out.step_size = beta / ((1.0 + nu) * out.stiffest);
-            out.relaxation_iterations = memory as f64 / (2.0 * out.step_size * out.slowest.sqrt());
-        }
-        SamplerKind::Sghmc | SamplerKind::Sgnht => {
-            let c = friction.unwrap_or_else(|| lambda_max.sqrt());
-            out.friction = Some(c);
-            out.step_size = 2.0 * beta * c / ((1.0 + nu) * lambda_max);
-            out.relaxation_iterations = c / (out.step_size * lambda_min);
-        }
-        SamplerKind::Sgrhmc => {
-            // G⁻¹ = t / diag(A): in θ̃ = diag(A)^½ θ the step is h = ε√t, the
-            // stiffness ρ ∈ eig(diag(A)^-½ A diag(A)^-½) and the friction per
-            // unit time fᵢ = √t / Aᵢᵢ; t = s² ρ_max with s the geometric mean
-            // of diag(A) damps the stiffest direction critically.
-            let unit: Vec<f64> = diagonal.iter().map(|d| 1.0 / d).collect();
-            let (rho_min, rho_max) = extreme_eigenvalues(&precondition(a, &unit))?;
-            let s = (diagonal.iter().map(|d| d.ln()).sum::<f64>() / n as f64).exp();
-            let t = s * s * rho_max;
-            let (d_min, d_max) = diagonal
-                .iter()
-                .fold((f64::INFINITY, 0.0f64), |(lo, hi), &d| {
-                    (lo.min(d), hi.max(d))
-                });
-            let (f_min, f_max) = (t.sqrt() / d_max, t.sqrt() / d_min);
-            let h = 2.0 * beta * f_min / ((1.0 + nu) * rho_max);
-            out.stiffest = rho_max;
-            out.slowest = rho_min;
-            out.step_size = h / t.sqrt();
-            out.relaxation_iterations = (f_max / (h * rho_min)).max(2.0 / (h * f_min));
-            out.inverse_metric = Some(diagonal.iter().map(|d| t / d).collect());
-        }
-        other => return Err(format!("internal: {other} takes no pilot")),
-    }
+    rule(&inputs, &mut out)?;
     let tau = out.relaxation_iterations;
     if !(out.step_size.is_finite() && out.step_size > 0.0 && tau.is_finite()) {
         return Err("the pilot's step size is not finite".into());
@@ -411,9 +418,10 @@ pub fn apply_pilot(
         )
     };
     let curvature = curvature_at_mode(model).map_err(refuse)?;
-    let friction = match kind {
-        SamplerKind::Sghmc | SamplerKind::Sgnht => settings.friction,
-        _ => None,
+    let friction = if kind.takes_option("friction") {
+        settings.friction
+    } else {
+        None
     };
     let chosen = sg_defaults(
         kind,

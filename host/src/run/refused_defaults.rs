@@ -12,7 +12,8 @@
 //! | amagold | R-hat 2.08 (heart), 3.45 (german) | passes heart, R-hat 1.08 on german |
 //!
 //! Both need a run length chosen for the target; neither has an automatic
-//! one yet, so without `--thin` they are refused.
+//! one yet, so without `--thin` they are refused. Each refusal is its
+//! sampler's row ([`SamplerEntry::refuse_unthinned`](super::SamplerEntry::refuse_unthinned)).
 
 use super::SamplerKind;
 
@@ -31,21 +32,8 @@ pub fn refused_defaults(
     if thin_given {
         return None;
     }
-    match sampler {
-        SamplerKind::MhBfgs if dimension > MH_BFGS_MAX_UNTHINNED_DIMENSION => Some(format!(
-            "mh-bfgs needs --thin in {dimension} dimensions: its random-walk proposal moves \
-             O(1/dimension) of the posterior per iteration, and 1000 unthinned draws do not mix \
-             (measured R-hat 1.12 on logreg-heart, 1.62 on logreg-german; --thin 50 passed \
-             `qnmc check` on both). Give --thin N, or use nuts"
-        )),
-        SamplerKind::Amagold if data_size.is_some() => Some(
-            "amagold needs --thin on a target with data: the minibatch noise in its energy keeps \
-             the adapted step small (about 0.003 on logreg-heart) and 1000 unthinned draws do not \
-             mix (measured R-hat 2.1 on logreg-heart, 3.5 on logreg-german; --thin 50 passed \
-             `qnmc check` on logreg-heart but not on logreg-german). Give --thin N, or use l2mc \
-             (its full-batch form) or nuts"
-                .into(),
-        ),
-        _ => None,
-    }
+    sampler
+        .entry()
+        .refuse_unthinned
+        .and_then(|refuse| refuse(dimension, data_size))
 }

@@ -5,6 +5,7 @@ use qnmc::lbfgs::InitialScaling;
 use qnmc::{QnhmcMass, SghmcUpdate};
 
 use super::SamplerKind;
+use super::sampler_memory::SamplerMemory;
 use crate::metric_kind::{MAX_DENSE_DIMENSION, MetricKind};
 
 /// Everything `qnmc run` needs besides the sampler and the target.
@@ -218,17 +219,11 @@ impl Default for RunSettings {
 }
 
 /// Warm-up length of a run that does not set one (`qnmc run` without
-/// `--warmup`, [`Sampling`](crate::fit::Sampling) without `warmup`): 500 for
-/// NUTS, whose warm-up starts from an L-BFGS optimisation and keeps a metric
-/// only when it beats the others on the Fisher criterion (measured with
-/// `qnmc-compare`: warm-up 500 instead of 1000 kept the kept-draw ESS per
-/// gradient and R̂ on every benchmark target while halving the tuning cost),
-/// Stan's 1000 otherwise.
+/// `--warmup`, [`Sampling`](crate::fit::Sampling) without `warmup`): the
+/// sampler's row ([`SamplerEntry::warmup`](super::SamplerEntry::warmup)),
+/// 500 for NUTS, Stan's 1000 otherwise.
 pub fn default_warmup(sampler: SamplerKind) -> usize {
-    match sampler {
-        SamplerKind::Nuts => 500,
-        _ => 1000,
-    }
+    sampler.entry().warmup
 }
 
 impl RunSettings {
@@ -369,15 +364,15 @@ impl RunSettings {
 
     /// Memory, step decay, γ, batch size, friction and target acceptance.
     fn validate_sampler_options(&self, sampler: SamplerKind) -> Result<(), String> {
-        match (sampler, self.memory) {
-            (SamplerKind::Qnhmc, Some(m)) if m == 0 || m > MAX_QNHMC_MEMORY => {
+        match (sampler.entry().memory, self.memory) {
+            (SamplerMemory::Pairs { .. }, Some(m)) if m == 0 || m > MAX_QNHMC_MEMORY => {
                 return Err(format!(
-                    "--memory for qnhmc must be between 1 and {MAX_QNHMC_MEMORY}, got {m}"
+                    "--memory for {sampler} must be between 1 and {MAX_QNHMC_MEMORY}, got {m}"
                 ));
             }
-            (SamplerKind::Hamcmc, Some(m)) if !HAMCMC_MEMORY_SIZES.contains(&m) => {
+            (SamplerMemory::Sizes { sizes, .. }, Some(m)) if !sizes.contains(&m) => {
                 return Err(format!(
-                    "--memory for hamcmc must be one of {HAMCMC_MEMORY_SIZES:?}, got {m}"
+                    "--memory for {sampler} must be one of {sizes:?}, got {m}"
                 ));
             }
             _ => {}
@@ -387,20 +382,12 @@ impl RunSettings {
                 return Err(format!("--step-decay must be in (0.5, 1], got {k}"));
             }
         }
-        match (sampler, self.gamma) {
-            (_, Some(InitialScaling::Fixed(g) | InitialScaling::NewestPair(g)))
-                if !(g.is_finite() && g > 0.0) =>
-            {
+        if let Some(InitialScaling::Fixed(g) | InitialScaling::NewestPair(g)) = self.gamma {
+            if !(g.is_finite() && g > 0.0) {
                 return Err(format!("--gamma must be a positive number, got {g}"));
             }
-            (SamplerKind::Hamcmc, Some(InitialScaling::NewestPair(_))) => {
-                return Err(
-                    "--gamma newest is for qnhmc; hamcmc takes a number (its paper's fixed gamma)"
-                        .into(),
-                );
-            }
-            _ => {}
         }
+        (sampler.entry().check)(self)?;
         if self.batch_size == Some(0) {
             return Err("--batch-size must be at least 1".into());
         }
@@ -491,25 +478,22 @@ impl RunSettings {
         self.leapfrog_steps.unwrap_or(10)
     }
 
-    /// Memory for `sampler`, default applied (10 for QNHMC, 5 for HAMCMC, 20
-    /// pairs for NUTS's L-BFGS metric: on German credit, D = 25, 10 pairs
-    /// left directions at the base scale and gave 0.7x the ESS per gradient of
-    /// 20, `qnmc run --sampler nuts --memory 10|20 --target logreg-german`).
+    /// Memory for `sampler`, default applied: its row's
+    /// ([`SamplerEntry::memory`](super::SamplerEntry::memory); 10 for QNHMC,
+    /// 5 for HAMCMC, 20 pairs for NUTS's L-BFGS metric).
     pub fn memory_for(&self, sampler: SamplerKind) -> usize {
-        match sampler {
-            SamplerKind::Hamcmc => self.memory.unwrap_or(5),
-            SamplerKind::Nuts => self.memory.unwrap_or(20),
-            _ => self.memory.unwrap_or(10),
-        }
+        self.memory.unwrap_or(match sampler.entry().memory {
+            SamplerMemory::Pairs { default }
+            | SamplerMemory::Sizes { default, .. }
+            | SamplerMemory::NutsMetric { default } => default,
+            SamplerMemory::None => 10,
+        })
     }
 
     /// γ of the L-BFGS base matrix for `sampler`, default applied (see
     /// [`gamma`](Self::gamma)).
     pub fn gamma_for(&self, sampler: SamplerKind) -> InitialScaling<f64> {
-        self.gamma.unwrap_or(match sampler {
-            SamplerKind::Hamcmc => InitialScaling::Fixed(1.0),
-            _ => InitialScaling::NewestPair(1.0),
-        })
+        self.gamma.unwrap_or(sampler.entry().gamma)
     }
 
     /// Friction for `sampler`, default applied.

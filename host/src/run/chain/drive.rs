@@ -96,10 +96,8 @@ fn step_size_warmup<const D: usize, S: ChainSampler<D> + ?Sized>(
     da.target_acceptance = s.target_acceptance_for(kind);
     let mut w = Warmup::new(da, s.warmup as u64, STEP_SIZE_JITTER)
         .map_err(|e| RunError::Settings(format!("step-size adaptation: {e}")))?;
-    if kind == SamplerKind::Qnhmc {
-        if let Some(n) = s.qnhmc_freeze_after {
-            w = w.with_restart(n.min(s.warmup) as u64);
-        }
+    if let Some(n) = (kind.entry().step_size_restart)(s) {
+        w = w.with_restart(n as u64);
     }
     w.start(&mut Adaptable::<D, S>(sampler), rng)
         .map_err(|e| RunError::Settings(format!("step-size adaptation: {e}")))?;
