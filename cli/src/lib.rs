@@ -11,6 +11,18 @@
 //! This crate is the command line only: the chains, targets, output and
 //! charts are the library `qnmc-host`, which the commands call (the library's
 //! [`Sampling`](qnmc_host::fit::Sampling) and `qnmc run` share one code path).
+//!
+//! The options are declared in `args.rs` (clap derive) and each command has
+//! its file: `run_command.rs`, `plot_command.rs` (a finished run's charts
+//! from its folder), `check_command.rs`, `reproduce_command.rs`,
+//! `demo_command.rs` (on [`demo`]) and `list_command.rs`. Beside them: the
+//! `--target` catalogue (`targets.rs`); which options apply to which
+//! sampler and target (`applicability.rs`); the signal handling, installed
+//! for `run` only (`interrupt.rs`); the files and summary of the draws a
+//! stopped run kept (`interrupted_run.rs`); `run --resume`, the stopped
+//! run's recorded command run again from its checkpoints
+//! (`resume_command.rs`); and the exit codes (`error.rs`). The binary is
+//! `bin/qnmc.rs`.
 
 #![deny(missing_docs)]
 // At most 100 lines of code per function outside tests (clippy.toml), or

@@ -1,5 +1,5 @@
 //! `qnmc run --resume FOLDER`: continue a run that was stopped while it
-//! wrote into FOLDER (Ctrl-C, SIGTERM, a kill, a lost session), from its
+//! wrote into FOLDER (Ctrl-C, SIGTERM, a kill, a closed terminal), from its
 //! chains' checkpoints (`output::CheckpointFiles`), with the command it was
 //! started with. The continued run ends with the files of the run that was
 //! never stopped, bit for bit, timings aside.

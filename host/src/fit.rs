@@ -5,7 +5,11 @@
 //!
 //! The command line calls the same code (`Sampling::draw`), so a model run
 //! here and with `qnmc run` with the same settings and seed gives the same
-//! bits (a test compares them).
+//! bits (a test compares them). [`Sampling`] takes `qnmc run`'s defaults
+//! for its sampler ([`RunSettings::for_sampler`](crate::run::RunSettings::for_sampler))
+//! and runs what the command runs from [`run`](crate::run) — the refused
+//! defaults, the pilot, the chains — and from [`output`](crate::output), the
+//! summary and the health checks.
 //!
 //! ```
 //! use qnmc_host::fit::Sampling;

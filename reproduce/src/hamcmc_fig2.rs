@@ -13,6 +13,10 @@
 //! kept as running sums), from θ_0 = 0 without burn-in. The paper prints
 //! neither N nor the number of iterations of Fig. 2; we use [`OBSERVATIONS`]
 //! and [`ITERATIONS`].
+//!
+//! Beside the paper's runs, the same model is rerun with the protocol of
+//! [`sg_conditioning`] ([`EqualEffortPanel`]): each sampler's pilot step
+//! times the best multiplier of the same grid, held constant.
 
 use std::fmt::Write as _;
 use std::time::Instant;

@@ -16,6 +16,23 @@
 //! qnmc's own build script. qnmc needs ten functions; it declares them here
 //! and loads them with `libloading`.
 //!
+//! [`StanLibrary`] (`library.rs`) loads the library, resolves those
+//! functions and `bs_param_unconstrain_json` when the library has it (for
+//! `--init`), and never unloads it. [`StanModel`] (`model.rs`) is the
+//! [`Model`](qnmc_host::model::Model) over it: U with `propto = 1, jacobian
+//! = 1`, constrained output under Stan's names, a throw during sampling
+//! counted as U = +∞, and [`StanModel::unconstrain_json`] and
+//! [`StanModel::start_at`] for an init file. Every [`StanError`] names the
+//! file at fault. Of the host the crate uses only `model` and `input` (the
+//! data's SHA-256, `read_zipped_json` for `.json.zip` data, `quantity_name`
+//! for Stan's column names).
+//!
+//! Those two files hold the workspace's only host-side `unsafe` code, the C
+//! calls, each with a SAFETY comment; `qnmc-host` forbids `unsafe`. The
+//! library itself is built by BridgeStan or by `stan/build-model.py` at the
+//! repository root (stanc and the headers from the httpstan wheel, and our
+//! glue `stan/qnmc_stan_glue.cpp`).
+//!
 //! ```no_run
 //! use qnmc_host::model::Model;
 //! use qnmc_stan::StanModel;

@@ -4,7 +4,9 @@
 //! - [`read_table`] / [`parse_table`]: a small CSV (or whitespace-separated)
 //!   table reader that keeps each row's line number;
 //! - [`Records`]: the same parse one record at a time, for large files
-//!   (`logreg-csv` streams its data through it), hashing what it reads;
+//!   (`logreg-csv` streams its data through it), hashing what it reads; the
+//!   table reader is built on it. Any one-character delimiter, quoted
+//!   fields; a header that names a column twice is refused;
 //! - [`read_json`], [`read_zipped_json`]: JSON files, plain or as a
 //!   one-entry zip (posteriordb's, a Stan model's data);
 //! - [`quantity_name`]: `w.1` → `w[1]`, Stan's names of CSV columns;

@@ -4,13 +4,21 @@
 //! chosen on the command line (a CSV file, a posteriordb posterior) only knows
 //! its dimension at run time. [`Model`] is that run-time face: slices instead
 //! of arrays, `f64` only, object safe so the CLI can hold a `Box<dyn Model>`.
+//! Besides U and ∇U a model may give a stochastic gradient (for the
+//! minibatch samplers), the map to its reported quantities
+//! ([`Model::constrain`]), what is known of its posterior
+//! ([`Model::known_posterior`], or a [`Model::reference_model`], a twin
+//! that a reference run samples instead), its description for `model.json` ([`Model::description`]) and
+//! its coefficients on the data's original scale ([`Model::original_scale`]).
 //! [`PotentialModel`] is the other way round: any core [`Potential`] (a
 //! hand-written gradient, or an `AutodiffModel` in `ForwardGradient`) as a
 //! [`Model`], for [`Sampling`](crate::fit::Sampling).
 //! [`PaddedModel`] turns any `&dyn Model` into a core [`Potential`] and
 //! [`MinibatchPotential`] of a fixed `D ≥ dimension()`: coordinates past the
 //! model's own are independent N(0, 1) auxiliaries that the caller drops from
-//! the output (they do not change the marginal of the model's coordinates).
+//! the output (they do not change the marginal of the model's coordinates),
+//! or, for NUTS with its run-time dimension
+//! ([`PaddedModel::frozen_padding`]), coordinates never read or written.
 //!
 //! ```
 //! use qnmc::Potential;

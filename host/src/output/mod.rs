@@ -1,6 +1,19 @@
 //! Everything a run writes: CmdStan CSV files, a JSON and a plain-text
 //! summary, charts as SVG and PNG, all into an [`OutputDir`] that refuses to
 //! clobber earlier results and marks partial output as such.
+//!
+//! | file | what |
+//! |---|---|
+//! | `out_dir.rs` | [`OutputDir`]: no overwrite without force, atomic writes, the [`INCOMPLETE_MARKER`] (with an interrupted run's reason), [`OutputDir::check_available`] before any work; a stopped run's folder reused unless it holds chain files, or continued ([`OutputDir::continue_stopped`]); a finished one reopened ([`OutputDir::reopen`]) |
+//! | `cmdstan_csv.rs`, `cmdstan_read.rs` | CmdStan CSV files written and read back |
+//! | `streamed_file.rs`, `chain_csv_stream.rs` | [`ChainCsvFiles`]: the `DrawSink` that writes each chain's file while it draws, whole lines through [`OutputDir::stream`]'s [`StreamedFile`], byte for byte the file the writer makes at the end |
+//! | `value_spill.rs` | [`ValueSpills`]: the `DrawSink` that keeps each chain's values in a scratch file, read back as `DrawValues`, so that `qnmc run`'s memory does not grow with its draws |
+//! | `checkpoint_files.rs` | [`CheckpointFiles`]: the `CheckpointStore` of `qnmc run --output`, in [`RESUME_FOLDER`] with the run's command for `--resume`, its rows read back from the chain files |
+//! | `run_summary.rs`, `row_facts.rs`, `summary_json.rs`, `summary_table.rs` | the summary from any `DrawValues` ([`summarize_run_from`]) with each chain's [`RowFacts`], `summary.json` and the text summary |
+//! | `run_health.rs`, `separated_chains.rs` | [`RunHealth`]: the warnings and the unusable verdict after every run (divergences, R̂, ESS per chain, E-BFMI, tree depth, acceptance, a chain frozen for over half its draws; the stochastic-gradient bias note); [`separated_chains`]: chains that never met (a funnel's neck, separated modes), unusable |
+//! | `model_files.rs` | `model.json` and `coefficients.csv`, from `Model::description` and `Model::original_scale` |
+//! | `plots.rs`, `fonts.rs`, `run_charts.rs` | charts as SVG and PNG (plotters; grouped bar charts too), text in the DejaVu Sans subset compiled in from `host/fonts/` so that no system font is read; trace, autocorrelation, density and rank charts; [`PlotSelection`]: none in a run unless asked, the slowest-mixing quantities by bulk ESS and `lp__` for `qnmc plot` |
+//! | `run_files.rs`, `run_folder.rs` | everything a run wrote, in one call; a finished run read back from its folder for `qnmc plot` |
 
 mod chain_csv_stream;
 mod checkpoint_files;

@@ -1,4 +1,8 @@
 //! Targets with U and ∇U written by hand, each with its known posterior.
+//! Every hand-written gradient is checked against finite differences in
+//! the target's tests. German credit, Australian and Heart are vendored in
+//! `host/data/` with their attribution; the other data sets are read from
+//! the shared data folder ([`crate::shared_data`]) or made from a seed.
 //!
 //! - [`CorrelatedGaussian`]: N(0, c·11ᵀ + a·I), the QNHMC paper's benchmark
 //!   (c = 1, a = 4, D = 100), and [`GaussianModel`], its run-time
