@@ -432,11 +432,12 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         }
     }
 
-    /// [`step`](Self::step) moving the first `n` coordinates.
-    #[allow(
-        clippy::too_many_lines,
-        reason = "not yet split (issue 46): the tree-doubling loop of one NUTS transition"
-    )]
+    /// [`step`](Self::step) moving the first `n` coordinates: the initial
+    /// point ([`start_trajectory`](Self::start_trajectory)), then doublings
+    /// of the tree, each a subtree ([`build_subtree`](Self::build_subtree))
+    /// that may hold the new state and is joined to the trajectory
+    /// ([`join_subtree`](Self::join_subtree)), until a subtree is invalid,
+    /// the trajectory turns or the depth reaches the maximum.
     #[inline(always)]
     fn step_in<P: Potential<T, D>, R: Rng + ?Sized>(
         &mut self,
@@ -447,21 +448,7 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         let eps = self.settings.step_size;
         let max_depth = (self.settings.max_tree_depth as usize).min(MAX_DEPTH);
 
-        // The initial point: momentum, velocity, energy.
-        fill_standard_normal_ziggurat(rng, &mut self.normals[..n]);
-        {
-            let start = &mut self.backward;
-            let state = &self.samples[self.current & 1];
-            copy_leading(&mut start.position, &state.position, n);
-            copy_leading(&mut start.gradient, &state.gradient, n);
-            start.potential = state.potential;
-            start.start(&self.normals, &self.metric, n);
-        }
-        let h0 = self.backward.energy;
-        self.state_mut().energy = h0;
-        self.forward.copy_leading(&self.backward, n);
-        copy_leading(&mut self.rho, &self.backward.momentum, n);
-
+        let h0 = self.start_trajectory(rng, n);
         let mut tally = Tally {
             leapfrog_steps: 0,
             gradient_evaluations: 0,
@@ -532,45 +519,93 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
                 stats.moved = true;
             }
             weights.tree += weights.subtree;
-
-            // Join in trajectory order and check the whole trajectory.
-            let span = &self.spans[self.slot[depth - 1]];
-            let valid = if forward {
-                merge_is_valid(
-                    &self.rho,
-                    &self.end_momentum,
-                    &self.backward.velocity,
-                    &self.end_velocity,
-                    &span.rho,
-                    &span.momentum_begin,
-                    &span.velocity_begin,
-                    &span.velocity_end,
-                    n,
-                )
-            } else {
-                merge_is_valid(
-                    &span.rho,
-                    &span.momentum_begin,
-                    &span.velocity_end,
-                    &span.velocity_begin,
-                    &self.rho,
-                    &self.end_momentum,
-                    &self.end_velocity,
-                    &self.forward.velocity,
-                    n,
-                )
-            };
-            at_length!(n, D, |n| {
-                for i in 0..n {
-                    self.rho[i] += span.rho[i];
-                }
-            });
-            if !valid {
+            if !self.join_subtree(forward, depth - 1, n) {
                 turned = true;
                 break;
             }
         }
 
+        self.finish_stats(&mut stats, &tally, depth, max_depth, turned, h0);
+        stats
+    }
+
+    /// The initial point of a transition: the momentum from `n` standard
+    /// normals, then velocity and energy H₀ at the state; both ends of the
+    /// trajectory start there and ρ is its momentum. Returns H₀ (also
+    /// stored as the state's energy).
+    #[inline(always)]
+    fn start_trajectory<R: Rng + ?Sized>(&mut self, rng: &mut R, n: usize) -> T {
+        fill_standard_normal_ziggurat(rng, &mut self.normals[..n]);
+        {
+            let start = &mut self.backward;
+            let state = &self.samples[self.current & 1];
+            copy_leading(&mut start.position, &state.position, n);
+            copy_leading(&mut start.gradient, &state.gradient, n);
+            start.potential = state.potential;
+            start.start(&self.normals, &self.metric, n);
+        }
+        let h0 = self.backward.energy;
+        self.state_mut().energy = h0;
+        self.forward.copy_leading(&self.backward, n);
+        copy_leading(&mut self.rho, &self.backward.momentum, n);
+        h0
+    }
+
+    /// Joins the valid subtree just built at `depth` (its span in
+    /// `self.spans[self.slot[depth]]`) to the trajectory in trajectory
+    /// order, on the side given by `forward`, and adds its ρ; `true` if the
+    /// whole trajectory passes the U-turn checks (`self.end_momentum` and
+    /// `self.end_velocity` hold the extended end as it was before the
+    /// subtree).
+    #[inline(always)]
+    fn join_subtree(&mut self, forward: bool, depth: usize, n: usize) -> bool {
+        let span = &self.spans[self.slot[depth]];
+        let valid = if forward {
+            merge_is_valid(
+                &self.rho,
+                &self.end_momentum,
+                &self.backward.velocity,
+                &self.end_velocity,
+                &span.rho,
+                &span.momentum_begin,
+                &span.velocity_begin,
+                &span.velocity_end,
+                n,
+            )
+        } else {
+            merge_is_valid(
+                &span.rho,
+                &span.momentum_begin,
+                &span.velocity_end,
+                &span.velocity_begin,
+                &self.rho,
+                &self.end_momentum,
+                &self.end_velocity,
+                &self.forward.velocity,
+                n,
+            )
+        };
+        at_length!(n, D, |n| {
+            for i in 0..n {
+                self.rho[i] += span.rho[i];
+            }
+        });
+        valid
+    }
+
+    /// Fills `stats` at the end of a transition from the `tally` of its
+    /// leaves, the `depth` reached (of at most `max_depth`), whether the
+    /// trajectory `turned`, and H₀ `h0`.
+    #[inline(always)]
+    fn finish_stats(
+        &self,
+        stats: &mut NutsStats<T>,
+        tally: &Tally<T>,
+        depth: usize,
+        max_depth: usize,
+        turned: bool,
+        h0: T,
+    ) {
         stats.tree_depth = depth as u32;
         stats.leapfrog_steps = tally.leapfrog_steps;
         stats.gradient_evaluations = tally.gradient_evaluations;
@@ -583,7 +618,6 @@ impl<T: Real, const D: usize, K: Metric<T, D>, const MAX_DEPTH: usize> Nuts<T, D
         stats.energy = self.state().energy;
         stats.energy_error = self.state().energy - h0;
         stats.reached_max_depth = depth == max_depth && !turned && !tally.divergent;
-        stats
     }
 
     /// Builds a subtree of 2^depth leaves from the end `self.forward` (or
