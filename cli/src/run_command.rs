@@ -233,65 +233,13 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 
 /// `qnmc run` with `args`, or, given the folder of a stopped run in
 /// `resume` (and that run's own `args`), its continuation.
-#[allow(
-    clippy::too_many_lines,
-    reason = "not yet split (issue 46): resolve the target, open the output folder, sample, write the files"
-)]
 pub(crate) fn run_from(args: &RunArgs, resume: Option<&Path>) -> Result<(), CliError> {
     let model = target_for(&args.target, &args.given)?;
-    validate_sampler(model.as_ref(), &args.sampler, &args.given)?;
-    // No charts unless asked: drawing them took longer than sampling a
-    // small model; `qnmc plot FOLDER` draws them from the files.
-    let plots = if args.plot.is_empty() {
-        PlotSelection::None
-    } else {
-        PlotSelection::from_words(&args.plot)
-    };
-    plots
-        .validate(&model.output_names())
-        .map_err(CliError::Usage)?;
-    if !(args.checkpoint_seconds.is_finite() && args.checkpoint_seconds >= 0.0) {
-        return Err(CliError::Usage(format!(
-            "--checkpoint-seconds must be a number of seconds, 0 or more (got {})",
-            args.checkpoint_seconds
-        )));
-    }
-    let output = match resume {
-        Some(folder) => Some(folder.to_path_buf()),
-        None => check_output(&args.output)?,
-    };
-    if output.is_none() && args.given.iter().any(|g| g == "checkpoint_seconds") {
-        return Err(CliError::Usage(
-            "--checkpoint-seconds applies with --output DIR (the checkpoints are saved there)"
-                .into(),
-        ));
-    }
+    let plots = check_run_options(model.as_ref(), args)?;
+    let output = output_folder(args, resume)?;
     // From here Ctrl-C and SIGTERM end the chains and keep their draws.
     super::interrupt::install();
-    // The chain files are written as the chains draw: the folder exists
-    // from the start, marked INCOMPLETE until the run ends. Beside them
-    // the chains save checkpoints, from which `--resume` continues.
-    let interval = Duration::from_secs_f64(args.checkpoint_seconds);
-    let (dir, checkpoints) = match (&output, resume) {
-        (Some(path), Some(_)) => {
-            let dir = OutputDir::continue_stopped(path)?;
-            (Some(dir), Some(CheckpointFiles::resume(path, interval)?))
-        }
-        (Some(path), None) => {
-            let dir = OutputDir::create(path, args.output.force)?;
-            let command = RunCommand {
-                folder: std::env::current_dir().unwrap_or_default(),
-                arguments: args.command_line.clone(),
-            };
-            let checkpoints = if command.arguments.is_empty() {
-                None
-            } else {
-                Some(CheckpointFiles::start(&dir, &command, interval)?)
-            };
-            (Some(dir), checkpoints)
-        }
-        (None, _) => (None, None),
-    };
+    let (dir, checkpoints) = open_output(args, output.as_deref(), resume)?;
     // Each chain's values go to a scratch file as they are drawn (in the
     // output folder, else in the system's temporary folder) and leave
     // memory: the summaries read them back a block of columns at a time.
@@ -303,46 +251,18 @@ pub(crate) fn run_from(args: &RunArgs, resume: Option<&Path>) -> Result<(), CliE
     let values = spills
         .as_ref()
         .map_or(RunValues::InMemory, RunValues::Spilled);
-    let sampled = {
-        let files = dir.as_ref().map(|dir| match &checkpoints {
-            Some(checkpoints) => ChainCsvFiles::new(dir).with_checkpoints(checkpoints),
-            None => ChainCsvFiles::new(dir),
-        });
-        let sink: Option<Box<dyn DrawSink + '_>> = match (files, &spills) {
-            (Some(files), Some(spills)) => Some(Box::new((files, spills))),
-            (Some(files), None) => Some(Box::new(files)),
-            (None, Some(spills)) => Some(Box::new(spills)),
-            (None, None) => None,
-        };
-        sample_into(
-            model.as_ref(),
-            &args.sampler,
-            args.output.quiet,
-            sink.as_deref(),
-        )
-    };
+    let sampled = sample_to_files(
+        model.as_ref(),
+        args,
+        dir.as_ref(),
+        checkpoints.as_ref(),
+        spills.as_ref(),
+    );
     let mut draws = match sampled {
         Ok(draws) => draws,
         Err(e) => {
             drop(spills);
-            if let Some(dir) = dir {
-                if resume.is_some() {
-                    // The stopped run stays as it was, to be tried again.
-                    if let Some(checkpoints) = &checkpoints {
-                        let _ = checkpoints.give_back();
-                    }
-                    let _ = dir.finish_interrupted(&format!("continuing it failed: {e}"));
-                } else {
-                    // Nothing drawn was written: the folder goes as it
-                    // came.
-                    if dir.listed_files().is_empty() {
-                        if let Some(checkpoints) = checkpoints {
-                            let _ = checkpoints.remove();
-                        }
-                    }
-                    let _ = dir.abandon();
-                }
-            }
+            release_output(dir, checkpoints, resume.is_some(), &e);
             return Err(e);
         }
     };
@@ -379,9 +299,142 @@ pub(crate) fn run_from(args: &RunArgs, resume: Option<&Path>) -> Result<(), CliE
             );
         }
     }
+    run_outcome(&health, args.strict)
+}
+
+/// The checks of `run`'s options that need the target, before anything is
+/// created: the sampler options ([`validate_sampler`]), the charts
+/// (`--plot`) and `--checkpoint-seconds`. Returns the charts to draw.
+fn check_run_options(model: &dyn Model, args: &RunArgs) -> Result<PlotSelection, CliError> {
+    validate_sampler(model, &args.sampler, &args.given)?;
+    // No charts unless asked: drawing them took longer than sampling a
+    // small model; `qnmc plot FOLDER` draws them from the files.
+    let plots = if args.plot.is_empty() {
+        PlotSelection::None
+    } else {
+        PlotSelection::from_words(&args.plot)
+    };
+    plots
+        .validate(&model.output_names())
+        .map_err(CliError::Usage)?;
+    if !(args.checkpoint_seconds.is_finite() && args.checkpoint_seconds >= 0.0) {
+        return Err(CliError::Usage(format!(
+            "--checkpoint-seconds must be a number of seconds, 0 or more (got {})",
+            args.checkpoint_seconds
+        )));
+    }
+    Ok(plots)
+}
+
+/// The output folder: the stopped run's given `resume`, else `--output`
+/// if it can be used ([`check_output`], creating nothing); refuses
+/// `--checkpoint-seconds` without one.
+fn output_folder(args: &RunArgs, resume: Option<&Path>) -> Result<Option<PathBuf>, CliError> {
+    let output = match resume {
+        Some(folder) => Some(folder.to_path_buf()),
+        None => check_output(&args.output)?,
+    };
+    if output.is_none() && args.given.iter().any(|g| g == "checkpoint_seconds") {
+        return Err(CliError::Usage(
+            "--checkpoint-seconds applies with --output DIR (the checkpoints are saved there)"
+                .into(),
+        ));
+    }
+    Ok(output)
+}
+
+/// Opens the folder `output` for the chain files, which are written as the
+/// chains draw: it exists from the start, marked INCOMPLETE until the run
+/// ends. Beside them the chains save checkpoints, from which `--resume`
+/// continues: a new run starts them (when it knows its command line), a
+/// continued one (`resume`) takes over the stopped run's.
+fn open_output(
+    args: &RunArgs,
+    output: Option<&Path>,
+    resume: Option<&Path>,
+) -> Result<(Option<OutputDir>, Option<CheckpointFiles>), CliError> {
+    let interval = Duration::from_secs_f64(args.checkpoint_seconds);
+    Ok(match (output, resume) {
+        (Some(path), Some(_)) => {
+            let dir = OutputDir::continue_stopped(path)?;
+            (Some(dir), Some(CheckpointFiles::resume(path, interval)?))
+        }
+        (Some(path), None) => {
+            let dir = OutputDir::create(path, args.output.force)?;
+            let command = RunCommand {
+                folder: std::env::current_dir().unwrap_or_default(),
+                arguments: args.command_line.clone(),
+            };
+            let checkpoints = if command.arguments.is_empty() {
+                None
+            } else {
+                Some(CheckpointFiles::start(&dir, &command, interval)?)
+            };
+            (Some(dir), checkpoints)
+        }
+        (None, _) => (None, None),
+    })
+}
+
+/// Samples `model` with `args`' sampler options, each chain's draws going
+/// as they are made to its CSV file in `dir` (with the `checkpoints`) and
+/// its values to the scratch files `spills`, whichever are given.
+fn sample_to_files(
+    model: &dyn Model,
+    args: &RunArgs,
+    dir: Option<&OutputDir>,
+    checkpoints: Option<&CheckpointFiles>,
+    spills: Option<&ValueSpills>,
+) -> Result<RunDraws, CliError> {
+    let files = dir.map(|dir| match checkpoints {
+        Some(checkpoints) => ChainCsvFiles::new(dir).with_checkpoints(checkpoints),
+        None => ChainCsvFiles::new(dir),
+    });
+    let sink: Option<Box<dyn DrawSink + '_>> = match (files, spills) {
+        (Some(files), Some(spills)) => Some(Box::new((files, spills))),
+        (Some(files), None) => Some(Box::new(files)),
+        (None, Some(spills)) => Some(Box::new(spills)),
+        (None, None) => None,
+    };
+    sample_into(model, &args.sampler, args.output.quiet, sink.as_deref())
+}
+
+/// After sampling failed with `e`: a continued run's folder (`resumed`)
+/// stays as it was, to be tried again; a new run's folder goes as it came
+/// ([`OutputDir::abandon`]), with its checkpoints if nothing drawn was
+/// written.
+fn release_output(
+    dir: Option<OutputDir>,
+    checkpoints: Option<CheckpointFiles>,
+    resumed: bool,
+    e: &CliError,
+) {
+    if let Some(dir) = dir {
+        if resumed {
+            // The stopped run stays as it was, to be tried again.
+            if let Some(checkpoints) = &checkpoints {
+                let _ = checkpoints.give_back();
+            }
+            let _ = dir.finish_interrupted(&format!("continuing it failed: {e}"));
+        } else {
+            // Nothing drawn was written: the folder goes as it
+            // came.
+            if dir.listed_files().is_empty() {
+                if let Some(checkpoints) = checkpoints {
+                    let _ = checkpoints.remove();
+                }
+            }
+            let _ = dir.abandon();
+        }
+    }
+}
+
+/// How a finished run ends: an error for an unusable run
+/// ([`CliError::Unusable`]), and with `strict` for warnings.
+fn run_outcome(health: &RunHealth, strict: bool) -> Result<(), CliError> {
     if !health.usable() {
         Err(CliError::Unusable)
-    } else if args.strict && !health.warnings.is_empty() {
+    } else if strict && !health.warnings.is_empty() {
         Err(CliError::Warnings(health.warnings.len()))
     } else {
         Ok(())

@@ -12,6 +12,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use plotters::chart::SeriesAnno;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{AsRangedCoord, Ranged, ValueFormatter};
 use plotters::coord::types::RangedCoordf64;
@@ -143,10 +144,9 @@ fn draw<DB: DrawingBackend>(
     root.present().map_err(|e| e.to_string())
 }
 
-#[allow(
-    clippy::too_many_lines,
-    reason = "not yet split (issue 46): one chart's axes, series and legend"
-)]
+/// Draws `chart` on `root` with axes `x` and `y`: the frame and caption,
+/// the axes ([`draw_mesh`]), the series ([`draw_series`]) and, if a series
+/// has a label, the legend.
 fn draw_in<DB, X, Y>(
     root: &DrawingArea<DB, Shift>,
     chart: &Chart,
@@ -173,6 +173,37 @@ where
         builder.x_label_area_size(4).y_label_area_size(4);
     }
     let mut context = builder.build_cartesian_2d(x, y).map_err(|e| error(&e))?;
+    draw_mesh(&mut context, chart, with_text)?;
+    let any_label = draw_series(&mut context, chart, with_text)?;
+    if any_label {
+        context
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font((FAMILY, 15))
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(160, 160, 160))
+            .draw()
+            .map_err(|e| error(&e))?;
+    }
+    Ok(())
+}
+
+/// A chart's drawing context on axes `X` and `Y`.
+type Context<'a, DB, X, Y> = ChartContext<'a, DB, Cartesian2d<X, Y>>;
+
+/// The grid, the axes and (`with_text`) their tick labels and
+/// descriptions: a chart with [`Chart::categories`] names its x positions.
+fn draw_mesh<DB, X, Y>(
+    context: &mut Context<'_, DB, X, Y>,
+    chart: &Chart,
+    with_text: bool,
+) -> Result<(), String>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let error = |e: &dyn std::fmt::Display| e.to_string();
     // The spacing of each axis's ticks, to print round-off near zero as 0.
     let x_step = tick_step(chart.x_scale, context.x_range());
     let y_step = tick_step(chart.y_scale, context.y_range());
@@ -212,101 +243,142 @@ where
             .disable_x_axis()
             .disable_y_axis();
     }
-    mesh.draw().map_err(|e| error(&e))?;
+    mesh.draw().map_err(|e| error(&e))
+}
 
-    let x_scale = chart.x_scale;
-    let y_scale = chart.y_scale;
-    let y_floor = context.y_range().start;
-    let bar_series: Vec<usize> = (0..chart.series.len())
-        .filter(|&k| chart.series[k].style == SeriesStyle::Bars)
-        .collect();
-    let bar_points: Vec<(f64, f64)> = bar_series
-        .iter()
-        .flat_map(|&k| chart.series[k].points.iter().copied())
-        .filter(|&(px, _)| shown(px, x_scale))
-        .collect();
-    // Half the width of the slot all bars at one x share, split between the
-    // bar series.
-    let group_half = bar_half_width(&bar_points, x_scale);
+/// Where a chart's bars stand: the bar series (indices into
+/// [`Chart::series`]), half the width of the slot all bars at one x share,
+/// split between them, and the value the bars rise from on a log y axis.
+struct Bars {
+    series: Vec<usize>,
+    group_half: f64,
+    floor: f64,
+}
+
+impl Bars {
+    /// The bars of `chart`, whose y axis starts at `floor`.
+    fn of(chart: &Chart, floor: f64) -> Self {
+        let series: Vec<usize> = (0..chart.series.len())
+            .filter(|&k| chart.series[k].style == SeriesStyle::Bars)
+            .collect();
+        let points: Vec<(f64, f64)> = series
+            .iter()
+            .flat_map(|&k| chart.series[k].points.iter().copied())
+            .filter(|&(px, _)| shown(px, chart.x_scale))
+            .collect();
+        let group_half = bar_half_width(&points, chart.x_scale);
+        Bars {
+            series,
+            group_half,
+            floor,
+        }
+    }
+}
+
+/// Draws every series of `chart` in its colour and style and (`with_text`)
+/// gives each labelled series its legend entry; `true` if there is one.
+fn draw_series<'a, DB, X, Y>(
+    context: &mut Context<'a, DB, X, Y>,
+    chart: &Chart,
+    with_text: bool,
+) -> Result<bool, String>
+where
+    DB: DrawingBackend + 'a,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let bars = Bars::of(chart, context.y_range().start);
     let mut any_label = false;
     for (k, series) in chart.series.iter().enumerate() {
         let color = PALETTE[k % PALETTE.len()];
-        let points: Vec<(f64, f64)> = series
-            .points
-            .iter()
-            .copied()
-            .filter(|&(px, py)| shown(px, x_scale) && shown(py, y_scale))
-            .collect();
-        let annotation = match series.style {
-            // Dense lines (traces) read better thin; plotters' wide bitmap
-            // lines also draw spikes at steep, short segments.
-            SeriesStyle::Line => context
-                .draw_series(LineSeries::new(
-                    points.iter().copied(),
-                    color.stroke_width(if points.len() > 200 { 1 } else { 2 }),
-                ))
-                .map_err(|e| error(&e))?,
-            SeriesStyle::Dashed => context
-                .draw_series(DashedLineSeries::new(points, 10, 6, color.stroke_width(2)))
-                .map_err(|e| error(&e))?,
-            SeriesStyle::Points => context
-                .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
-                .map_err(|e| error(&e))?,
-            SeriesStyle::Bars => {
-                let slot = bar_series.iter().position(|&b| b == k).unwrap_or(0);
-                let (from, to) = bar_slot(group_half, slot, bar_series.len());
-                let base = match y_scale {
-                    Scale::Linear => 0.0,
-                    Scale::Log10 => y_floor,
-                };
-                context
-                    .draw_series(points.iter().map(|&(px, py)| {
-                        let (left, right) = match x_scale {
-                            Scale::Linear => (px + from, px + to),
-                            Scale::Log10 => (px * 10f64.powf(from), px * 10f64.powf(to)),
-                        };
-                        Rectangle::new([(left, base), (right, py)], color.mix(0.6).filled())
-                    }))
-                    .map_err(|e| error(&e))?
-            }
-        };
+        let annotation = draw_one_series(context, chart, k, color, &bars)?;
         if with_text && !series.label.is_empty() {
             any_label = true;
             let style = series.style;
             annotation
                 .label(series.label.as_str())
-                .legend(move |(lx, ly)| {
-                    let stroke = color.stroke_width(2);
-                    match style {
-                        SeriesStyle::Dashed => {
-                            PathElement::new(vec![(lx, ly), (lx + 8, ly)], stroke).into_dyn()
-                        }
-                        SeriesStyle::Points => {
-                            Circle::new((lx + 10, ly), 3, color.filled()).into_dyn()
-                        }
-                        SeriesStyle::Bars => Rectangle::new(
-                            [(lx, ly - 5), (lx + 20, ly + 5)],
-                            color.mix(0.6).filled(),
-                        )
-                        .into_dyn(),
-                        SeriesStyle::Line => {
-                            PathElement::new(vec![(lx, ly), (lx + 20, ly)], stroke).into_dyn()
-                        }
-                    }
-                });
+                .legend(move |(lx, ly)| legend_mark(style, color, lx, ly));
         }
     }
-    if any_label {
-        context
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font((FAMILY, 15))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(160, 160, 160))
-            .draw()
-            .map_err(|e| error(&e))?;
+    Ok(any_label)
+}
+
+/// Draws series `k` of `chart` in `color`, its drawable points only (bars
+/// in their slot of `bars`); returns its annotation, for the legend.
+fn draw_one_series<'a, 'b, DB, X, Y>(
+    context: &'b mut Context<'a, DB, X, Y>,
+    chart: &Chart,
+    k: usize,
+    color: RGBColor,
+    bars: &Bars,
+) -> Result<&'b mut SeriesAnno<'a, DB>, String>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    let error = |e: &dyn std::fmt::Display| e.to_string();
+    let x_scale = chart.x_scale;
+    let y_scale = chart.y_scale;
+    let series = &chart.series[k];
+    let points: Vec<(f64, f64)> = series
+        .points
+        .iter()
+        .copied()
+        .filter(|&(px, py)| shown(px, x_scale) && shown(py, y_scale))
+        .collect();
+    let annotation = match series.style {
+        // Dense lines (traces) read better thin; plotters' wide bitmap
+        // lines also draw spikes at steep, short segments.
+        SeriesStyle::Line => context
+            .draw_series(LineSeries::new(
+                points.iter().copied(),
+                color.stroke_width(if points.len() > 200 { 1 } else { 2 }),
+            ))
+            .map_err(|e| error(&e))?,
+        SeriesStyle::Dashed => context
+            .draw_series(DashedLineSeries::new(points, 10, 6, color.stroke_width(2)))
+            .map_err(|e| error(&e))?,
+        SeriesStyle::Points => context
+            .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(|e| error(&e))?,
+        SeriesStyle::Bars => {
+            let slot = bars.series.iter().position(|&b| b == k).unwrap_or(0);
+            let (from, to) = bar_slot(bars.group_half, slot, bars.series.len());
+            let base = match y_scale {
+                Scale::Linear => 0.0,
+                Scale::Log10 => bars.floor,
+            };
+            context
+                .draw_series(points.iter().map(|&(px, py)| {
+                    let (left, right) = match x_scale {
+                        Scale::Linear => (px + from, px + to),
+                        Scale::Log10 => (px * 10f64.powf(from), px * 10f64.powf(to)),
+                    };
+                    Rectangle::new([(left, base), (right, py)], color.mix(0.6).filled())
+                }))
+                .map_err(|e| error(&e))?
+        }
+    };
+    Ok(annotation)
+}
+
+/// The legend's mark for a series of `style` in `color`, at (`lx`, `ly`).
+fn legend_mark<'a, DB: DrawingBackend>(
+    style: SeriesStyle,
+    color: RGBColor,
+    lx: i32,
+    ly: i32,
+) -> DynElement<'a, DB, (i32, i32)> {
+    let stroke = color.stroke_width(2);
+    match style {
+        SeriesStyle::Dashed => PathElement::new(vec![(lx, ly), (lx + 8, ly)], stroke).into_dyn(),
+        SeriesStyle::Points => Circle::new((lx + 10, ly), 3, color.filled()).into_dyn(),
+        SeriesStyle::Bars => {
+            Rectangle::new([(lx, ly - 5), (lx + 20, ly + 5)], color.mix(0.6).filled()).into_dyn()
+        }
+        SeriesStyle::Line => PathElement::new(vec![(lx, ly), (lx + 20, ly)], stroke).into_dyn(),
     }
-    Ok(())
 }
 
 /// Whether a coordinate can be drawn on an axis of `scale`.

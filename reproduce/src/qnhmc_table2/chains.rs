@@ -287,10 +287,6 @@ pub fn probe_paper_step(kind: Kind, seed: u64, data: &Data, draws: usize) -> (us
 /// The recording loop shared by every sampler. `initial_gradients`: the
 /// evaluations construction made; `restart`: the update after which dual
 /// averaging restarts (QNHMC's memory freezes there).
-#[allow(
-    clippy::too_many_lines,
-    reason = "not yet split (issue 46): the recording loop of the reproduction's chains"
-)]
 #[allow(clippy::too_many_arguments)]
 fn drive<C: Chains + ?Sized>(
     kind: Kind,
@@ -305,77 +301,24 @@ fn drive<C: Chains + ?Sized>(
 ) -> Trace {
     let chains = kind.chains();
     let test = &data.test;
-    let mut chain_error: Vec<f64> = sampler
-        .chain_positions()
-        .iter()
-        .map(|w| test.error(w))
-        .collect();
-    let mut chain_potential: Vec<f64> = (0..chains).map(|c| sampler.chain_potential(c)).collect();
-    let mut dual = DualAveraging::new(DualAveragingSettings::stan(PAPER_STEP_SIZE))
-        .expect("constant, valid dual-averaging settings");
-    let mut fixed = PAPER_STEP_SIZE;
+    let mut recorder = Recorder::new(sampler, test, chains);
+    let mut step_sizes = StepSizes::new(lengths.warmup, restart);
     sampler.put_step_size(PAPER_STEP_SIZE);
 
     let n = lengths.iterations;
-    let mut trace = Trace {
-        kind,
-        seed,
-        step_size: f64::NAN,
-        potential: Vec::with_capacity(n),
-        test_error: Vec::with_capacity(n),
-        gradients: Vec::with_capacity(n),
-        seconds: Vec::with_capacity(n),
-        kept_updates: 0,
-        accepted: 0,
-        divergences: 0,
-        kept_draws: 0,
-        predictive_error: f64::NAN,
-        posterior_mean_error: f64::NAN,
-        mean_draw_error: f64::NAN,
-        ess: Vec::new(),
-        ess_potential: f64::NAN,
-    };
-    let mut series: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); DIMENSION]; chains];
-    let mut potential_series: Vec<Vec<f64>> = vec![Vec::new(); chains];
-    let mut predictive = vec![0.0; test.len()];
-    let mut mean = vec![0.0; DIMENSION];
-    let mut draw_error_sum = 0.0;
+    let mut trace = Trace::empty(kind, seed, n);
     let (mut gradients, mut seconds) = (initial_gradients, initial_seconds);
 
     for it in 0..n {
         let t = Instant::now();
         let (stats, moved) = sampler.step_chain(&data.train, rng);
-        let next = if it < lengths.warmup {
-            let mut e = dual.update(stats.acceptance_probability);
-            if restart == Some(it + 1) {
-                e = dual.final_step_size();
-                dual.restart(e).expect("positive step size");
-            }
-            if it + 1 == lengths.warmup {
-                fixed = dual.final_step_size();
-                e = fixed;
-            }
-            e
-        } else {
-            fixed
-        };
+        let next = step_sizes.after(it, stats.acceptance_probability);
         sampler.put_step_size(jittered_step_size(next, JITTER, rng));
         seconds += t.elapsed().as_secs_f64();
         gradients += u64::from(stats.gradient_evaluations);
         trace.divergences += usize::from(stats.divergent);
 
-        let w = &sampler.chain_positions()[moved];
-        chain_error[moved] = test.error(w);
-        chain_potential[moved] = sampler.chain_potential(moved);
-        trace
-            .test_error
-            .push(chain_error.iter().sum::<f64>() / chains as f64);
-        trace.potential.push(
-            chain_potential
-                .iter()
-                .copied()
-                .fold(f64::NEG_INFINITY, f64::max),
-        );
+        recorder.record_update(sampler, test, moved, &mut trace);
         trace.gradients.push(gradients);
         trace.seconds.push(seconds);
 
@@ -385,35 +328,174 @@ fn drive<C: Chains + ?Sized>(
             // Single chains: every draw; the ensemble: every chain after
             // each full sweep.
             if (it + 1) % chains == 0 {
-                for (c, w) in sampler.chain_positions().iter().enumerate() {
-                    for (i, v) in w.iter().enumerate() {
-                        series[c][i].push(*v);
-                        mean[i] += v;
-                    }
-                    potential_series[c].push(chain_potential[c]);
-                    test.add_probabilities(w, &mut predictive);
-                    draw_error_sum += chain_error[c];
-                    trace.kept_draws += 1;
-                }
+                recorder.keep_draws(sampler, test, &mut trace);
             }
         }
     }
-    trace.step_size = fixed;
-    let kept = trace.kept_draws.max(1) as f64;
-    for p in predictive.iter_mut() {
-        *p /= kept;
-    }
-    for v in mean.iter_mut() {
-        *v /= kept;
-    }
-    trace.predictive_error = test.error_of_probabilities(&predictive);
-    trace.posterior_mean_error = test.error(&mean);
-    trace.mean_draw_error = draw_error_sum / kept;
-    trace.ess = (0..DIMENSION)
-        .map(|i| summed_ess(series.iter().map(|chain| chain[i].as_slice())))
-        .collect();
-    trace.ess_potential = summed_ess(potential_series.iter().map(Vec::as_slice));
+    trace.step_size = step_sizes.fixed;
+    recorder.finish(test, &mut trace);
     trace
+}
+
+impl Trace {
+    /// A trace of `kind` with `seed` before its first update, with room
+    /// for `updates` updates.
+    fn empty(kind: Kind, seed: u64, updates: usize) -> Self {
+        Trace {
+            kind,
+            seed,
+            step_size: f64::NAN,
+            potential: Vec::with_capacity(updates),
+            test_error: Vec::with_capacity(updates),
+            gradients: Vec::with_capacity(updates),
+            seconds: Vec::with_capacity(updates),
+            kept_updates: 0,
+            accepted: 0,
+            divergences: 0,
+            kept_draws: 0,
+            predictive_error: f64::NAN,
+            posterior_mean_error: f64::NAN,
+            mean_draw_error: f64::NAN,
+            ess: Vec::new(),
+            ess_potential: f64::NAN,
+        }
+    }
+}
+
+/// The step size of each update of [`drive`]: by dual averaging from the
+/// paper's ε during the `warmup` updates (restarted after update `restart`),
+/// then the averaged ε̄ (`fixed`, before jitter).
+struct StepSizes {
+    dual: DualAveraging<f64>,
+    fixed: f64,
+    warmup: usize,
+    restart: Option<usize>,
+}
+
+impl StepSizes {
+    fn new(warmup: usize, restart: Option<usize>) -> Self {
+        StepSizes {
+            dual: DualAveraging::new(DualAveragingSettings::stan(PAPER_STEP_SIZE))
+                .expect("constant, valid dual-averaging settings"),
+            fixed: PAPER_STEP_SIZE,
+            warmup,
+            restart,
+        }
+    }
+
+    /// The step size after update `it` (counted from 0), which had
+    /// acceptance probability `acceptance`.
+    fn after(&mut self, it: usize, acceptance: f64) -> f64 {
+        if it < self.warmup {
+            let mut e = self.dual.update(acceptance);
+            if self.restart == Some(it + 1) {
+                e = self.dual.final_step_size();
+                self.dual.restart(e).expect("positive step size");
+            }
+            if it + 1 == self.warmup {
+                self.fixed = self.dual.final_step_size();
+                e = self.fixed;
+            }
+            e
+        } else {
+            self.fixed
+        }
+    }
+}
+
+/// What [`drive`] keeps besides the trace: each chain's current test error
+/// and potential, and over the kept draws each chain's series of every
+/// coordinate and of U, the running sums of the posterior predictive, of
+/// the posterior mean and of the per-draw test error.
+struct Recorder {
+    chains: usize,
+    chain_error: Vec<f64>,
+    chain_potential: Vec<f64>,
+    series: Vec<Vec<Vec<f64>>>,
+    potential_series: Vec<Vec<f64>>,
+    predictive: Vec<f64>,
+    mean: Vec<f64>,
+    draw_error_sum: f64,
+}
+
+impl Recorder {
+    /// Starts from the `chains` chains of `sampler` as they are; `test`
+    /// gives the test error.
+    fn new<C: Chains + ?Sized>(sampler: &C, test: &Images, chains: usize) -> Self {
+        Recorder {
+            chains,
+            chain_error: sampler
+                .chain_positions()
+                .iter()
+                .map(|w| test.error(w))
+                .collect(),
+            chain_potential: (0..chains).map(|c| sampler.chain_potential(c)).collect(),
+            series: vec![vec![Vec::new(); DIMENSION]; chains],
+            potential_series: vec![Vec::new(); chains],
+            predictive: vec![0.0; test.len()],
+            mean: vec![0.0; DIMENSION],
+            draw_error_sum: 0.0,
+        }
+    }
+
+    /// After an update that moved chain `moved`: its test error and
+    /// potential, and in `trace` the mean test error over the chains and
+    /// the largest potential.
+    fn record_update<C: Chains + ?Sized>(
+        &mut self,
+        sampler: &C,
+        test: &Images,
+        moved: usize,
+        trace: &mut Trace,
+    ) {
+        let w = &sampler.chain_positions()[moved];
+        self.chain_error[moved] = test.error(w);
+        self.chain_potential[moved] = sampler.chain_potential(moved);
+        trace
+            .test_error
+            .push(self.chain_error.iter().sum::<f64>() / self.chains as f64);
+        trace.potential.push(
+            self.chain_potential
+                .iter()
+                .copied()
+                .fold(f64::NEG_INFINITY, f64::max),
+        );
+    }
+
+    /// Keeps the current draw of every chain (counted in `trace`).
+    fn keep_draws<C: Chains + ?Sized>(&mut self, sampler: &C, test: &Images, trace: &mut Trace) {
+        for (c, w) in sampler.chain_positions().iter().enumerate() {
+            for (i, v) in w.iter().enumerate() {
+                self.series[c][i].push(*v);
+                self.mean[i] += v;
+            }
+            self.potential_series[c].push(self.chain_potential[c]);
+            test.add_probabilities(w, &mut self.predictive);
+            self.draw_error_sum += self.chain_error[c];
+            trace.kept_draws += 1;
+        }
+    }
+
+    /// The kept draws' summaries in `trace`: the test errors of the
+    /// posterior predictive, of the posterior mean and per draw, and the
+    /// ESS of every coordinate and of U.
+    fn finish(mut self, test: &Images, trace: &mut Trace) {
+        let kept = trace.kept_draws.max(1) as f64;
+        for p in self.predictive.iter_mut() {
+            *p /= kept;
+        }
+        for v in self.mean.iter_mut() {
+            *v /= kept;
+        }
+        trace.predictive_error = test.error_of_probabilities(&self.predictive);
+        trace.posterior_mean_error = test.error(&self.mean);
+        trace.mean_draw_error = self.draw_error_sum / kept;
+        let series = &self.series;
+        trace.ess = (0..DIMENSION)
+            .map(|i| summed_ess(series.iter().map(|chain| chain[i].as_slice())))
+            .collect();
+        trace.ess_potential = summed_ess(self.potential_series.iter().map(Vec::as_slice));
+    }
 }
 
 /// Stan's basic ESS of each chain's series, summed; a series that does not

@@ -7,7 +7,7 @@ use super::{LogisticRegressionModel, LogregDataset};
 use crate::input::{
     InputError, InputErrorKind, Records, Separator, Table, TableFormat, parse_table, read_table,
 };
-use std::io::BufReader;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 const GERMAN: &str = include_str!("../../../data/german_credit/german.data-numeric");
@@ -352,10 +352,6 @@ impl LogisticRegressionModel {
     /// assert!(err.to_string().ends_with(
     ///     "no column named \"ill\"; the columns are \"age\", \"smoker\", \"sick\""));
     /// ```
-    #[allow(
-        clippy::too_many_lines,
-        reason = "not yet split (issue 46): the header, the row loop with its cell and missing-value checks, the data description"
-    )]
     pub fn from_csv(path: impl AsRef<Path>, options: &CsvOptions) -> Result<Self, InputError> {
         let path = path.as_ref();
         let file = std::fs::File::open(path).map_err(|e| InputError::io(path, &e))?;
@@ -364,6 +360,96 @@ impl LogisticRegressionModel {
             path,
             options.separator,
         );
+        let header = CsvHeader::read(&mut records, path, options)?;
+        let label = header.label;
+        let label_name = format!("column {:?}", options.label_column);
+        let mut labels = LabelColumn::new(path, label + 1, label_name.clone());
+        let mut columns: Vec<Vec<f64>> = vec![Vec::new(); header.keep.len()];
+        let mut values = vec![0.0; header.keep.len()];
+        let mut dropped_lines = Vec::new();
+        let mut rows_read = 0;
+        while let Some((line, fields)) = records.next_record()? {
+            rows_read += 1;
+            if let Some(c) = header.read_row(path, options, line, &fields, &mut values)? {
+                match options.missing {
+                    Missing::Drop => {
+                        dropped_lines.push(line);
+                        continue;
+                    }
+                    Missing::Error => {
+                        return Err(header.missing_error(path, &label_name, line, &fields, c));
+                    }
+                }
+            }
+            labels.push(&fields[label], line)?;
+            for (column, &v) in columns.iter_mut().zip(&values) {
+                column.push(v);
+            }
+        }
+        if rows_read == 0 {
+            return Err(InputError::new(
+                path,
+                InputErrorKind::Empty,
+                "the file has a header row but no data rows",
+            ));
+        }
+        if labels.len() == 0 {
+            return Err(InputError::new(
+                path,
+                InputErrorKind::Empty,
+                format!(
+                    "every one of the {rows_read} data rows has a missing value (--missing drop)"
+                ),
+            ));
+        }
+        let names = header
+            .keep
+            .iter()
+            .map(|&c| header.names[c].clone())
+            .collect();
+        let mut data = DataDescription::new(path, &options.label_column);
+        data.sha256 = Some(records.sha256());
+        data.separator = Some(options.separator);
+        data.dropped_columns = options.drop_columns.clone();
+        data.missing = Some(options.missing);
+        data.rows_read = rows_read;
+        data.dropped_rows = dropped_lines;
+        Assembly {
+            name: "logreg-csv".into(),
+            source: path,
+            data,
+            standardize: options.standardize,
+            cubic: false,
+            intercept: options.intercept,
+            prior_variance: options.prior_variance,
+        }
+        .build(Extracted {
+            covariates: Covariates { names, columns },
+            labels,
+        })
+    }
+}
+
+/// The header row of a user's CSV file
+/// ([`LogisticRegressionModel::from_csv`]) and the columns it selects.
+struct CsvHeader {
+    /// The column names, in file order.
+    names: Vec<String>,
+    /// The label column.
+    label: usize,
+    /// The covariate columns, in file order: all but the label, the
+    /// dropped columns and R's row names.
+    keep: Vec<usize>,
+}
+
+impl CsvHeader {
+    /// Reads the header row of `records` (the file `path`) and finds the
+    /// label column and the dropped columns of `options` in it.
+    fn read<R: BufRead>(
+        records: &mut Records<R>,
+        path: &Path,
+        options: &CsvOptions,
+    ) -> Result<Self, InputError> {
         let Some((header_line, header)) = records.next_record()? else {
             return Err(InputError::new(
                 path,
@@ -407,140 +493,114 @@ impl LogisticRegressionModel {
         let keep: Vec<usize> = (0..header.len())
             .filter(|&c| c != label && !dropped.contains(&c) && Some(c) != row_names)
             .collect();
-        let label_name = format!("column {:?}", options.label_column);
-        let mut labels = LabelColumn::new(path, label + 1, label_name.clone());
-        let mut columns: Vec<Vec<f64>> = vec![Vec::new(); keep.len()];
-        let mut values = vec![0.0; keep.len()];
-        let mut dropped_lines = Vec::new();
-        let mut rows_read = 0;
-        while let Some((line, fields)) = records.next_record()? {
-            rows_read += 1;
-            if fields.len() != header.len() {
-                return Err(InputError::new(
-                    path,
-                    InputErrorKind::RaggedRow,
-                    format!(
-                        "ragged row: expected {} fields (as in the first row), found {}",
-                        header.len(),
-                        fields.len()
-                    ),
-                )
-                .at(line, None));
-            }
-            let at = |c: usize, message: String| {
-                InputError::new(path, InputErrorKind::NotANumber, message).at(line, Some(c + 1))
-            };
-            let mut missing = None;
-            for (value, &c) in values.iter_mut().zip(&keep) {
-                let cell = fields[c].as_str();
-                if is_missing(cell) {
-                    missing.get_or_insert(c);
-                    continue;
-                }
-                *value = match cell.parse::<f64>() {
-                    Ok(v) if !options.standardize && v.abs() > MAX_RAW_COVARIATE => {
-                        return Err(at(
-                            c,
-                            format!(
-                                "cell {cell:?} in column {:?} is too large to use as it is \
-                                 (--no-standardize): beyond {MAX_RAW_COVARIATE:e} the squares \
-                                 the log density's curvature sums overflow; rescale the column, \
-                                 or leave out --no-standardize",
-                                header[c]
-                            ),
-                        ));
-                    }
-                    Ok(v) if v.is_finite() => v,
-                    Ok(_) => {
-                        return Err(at(
-                            c,
-                            format!(
-                                "cell {cell:?} in column {:?} is not a finite number",
-                                header[c]
-                            ),
-                        ));
-                    }
-                    Err(_) => {
-                        return Err(at(
-                            c,
-                            format!("cell {cell:?} in column {:?} is not a number", header[c]),
-                        ));
-                    }
-                };
-            }
-            if is_missing(fields[label].trim()) {
-                missing.get_or_insert(label);
-            }
-            if let Some(c) = missing {
-                match options.missing {
-                    Missing::Drop => {
-                        dropped_lines.push(line);
-                        continue;
-                    }
-                    Missing::Error => {
-                        let what = if fields[c].is_empty() {
-                            "an empty cell".to_owned()
-                        } else {
-                            format!("{:?}", fields[c])
-                        };
-                        let message = if c == label {
-                            format!(
-                                "empty label in {label_name}: a missing value ({what}); \
-                                 --missing drop leaves such rows out"
-                            )
-                        } else {
-                            format!(
-                                "missing value ({what}) in column {:?}; --missing drop leaves \
-                                 such rows out",
-                                header[c]
-                            )
-                        };
-                        return Err(InputError::new(path, InputErrorKind::NotANumber, message)
-                            .at(line, Some(c + 1)));
-                    }
-                }
-            }
-            labels.push(&fields[label], line)?;
-            for (column, &v) in columns.iter_mut().zip(&values) {
-                column.push(v);
-            }
-        }
-        if rows_read == 0 {
-            return Err(InputError::new(
-                path,
-                InputErrorKind::Empty,
-                "the file has a header row but no data rows",
-            ));
-        }
-        if labels.len() == 0 {
-            return Err(InputError::new(
-                path,
-                InputErrorKind::Empty,
-                format!(
-                    "every one of the {rows_read} data rows has a missing value (--missing drop)"
-                ),
-            ));
-        }
-        let names = keep.iter().map(|&c| header[c].clone()).collect();
-        let mut data = DataDescription::new(path, &options.label_column);
-        data.sha256 = Some(records.sha256());
-        data.separator = Some(options.separator);
-        data.dropped_columns = options.drop_columns.clone();
-        data.missing = Some(options.missing);
-        data.rows_read = rows_read;
-        data.dropped_rows = dropped_lines;
-        Assembly {
-            name: "logreg-csv".into(),
-            source: path,
-            data,
-            standardize: options.standardize,
-            cubic: false,
-            intercept: options.intercept,
-            prior_variance: options.prior_variance,
-        }
-        .build(Extracted {
-            covariates: Covariates { names, columns },
-            labels,
+        Ok(CsvHeader {
+            names: header,
+            label,
+            keep,
         })
+    }
+
+    /// Reads the covariates of the data row `fields` (at `line` of the file
+    /// `path`) into `values`, one per kept column: an error for a ragged row
+    /// or a cell that is not a usable number; `Some(column)` for the first
+    /// column (covariates before the label) with a missing value, whose
+    /// entry of `values` is then stale.
+    fn read_row(
+        &self,
+        path: &Path,
+        options: &CsvOptions,
+        line: usize,
+        fields: &[String],
+        values: &mut [f64],
+    ) -> Result<Option<usize>, InputError> {
+        let header = &self.names;
+        if fields.len() != header.len() {
+            return Err(InputError::new(
+                path,
+                InputErrorKind::RaggedRow,
+                format!(
+                    "ragged row: expected {} fields (as in the first row), found {}",
+                    header.len(),
+                    fields.len()
+                ),
+            )
+            .at(line, None));
+        }
+        let at = |c: usize, message: String| {
+            InputError::new(path, InputErrorKind::NotANumber, message).at(line, Some(c + 1))
+        };
+        let mut missing = None;
+        for (value, &c) in values.iter_mut().zip(&self.keep) {
+            let cell = fields[c].as_str();
+            if is_missing(cell) {
+                missing.get_or_insert(c);
+                continue;
+            }
+            *value = match cell.parse::<f64>() {
+                Ok(v) if !options.standardize && v.abs() > MAX_RAW_COVARIATE => {
+                    return Err(at(
+                        c,
+                        format!(
+                            "cell {cell:?} in column {:?} is too large to use as it is \
+                             (--no-standardize): beyond {MAX_RAW_COVARIATE:e} the squares \
+                             the log density's curvature sums overflow; rescale the column, \
+                             or leave out --no-standardize",
+                            header[c]
+                        ),
+                    ));
+                }
+                Ok(v) if v.is_finite() => v,
+                Ok(_) => {
+                    return Err(at(
+                        c,
+                        format!(
+                            "cell {cell:?} in column {:?} is not a finite number",
+                            header[c]
+                        ),
+                    ));
+                }
+                Err(_) => {
+                    return Err(at(
+                        c,
+                        format!("cell {cell:?} in column {:?} is not a number", header[c]),
+                    ));
+                }
+            };
+        }
+        if is_missing(fields[self.label].trim()) {
+            missing.get_or_insert(self.label);
+        }
+        Ok(missing)
+    }
+
+    /// The error for the missing value in column `c` of the data row
+    /// `fields` (at `line` of `path`) under `--missing error`; `label_name`
+    /// names the label column.
+    fn missing_error(
+        &self,
+        path: &Path,
+        label_name: &str,
+        line: usize,
+        fields: &[String],
+        c: usize,
+    ) -> InputError {
+        let what = if fields[c].is_empty() {
+            "an empty cell".to_owned()
+        } else {
+            format!("{:?}", fields[c])
+        };
+        let message = if c == self.label {
+            format!(
+                "empty label in {label_name}: a missing value ({what}); \
+                 --missing drop leaves such rows out"
+            )
+        } else {
+            format!(
+                "missing value ({what}) in column {:?}; --missing drop leaves \
+                 such rows out",
+                self.names[c]
+            )
+        };
+        InputError::new(path, InputErrorKind::NotANumber, message).at(line, Some(c + 1))
     }
 }
