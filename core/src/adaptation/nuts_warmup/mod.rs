@@ -491,9 +491,22 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         }
         self.prepared = true;
         self.optimize_start(target, rng);
+        self.restart_step_size(target, rng);
+    }
+
+    /// A step size for a new metric, or for the first one: Stan's heuristic
+    /// ([`Nuts::find_reasonable_step_size`]) from the sampler's current step
+    /// size, its gradients counted in the warm-up's, and dual averaging
+    /// restarted from what it found. Returns that step size.
+    fn restart_step_size<P: Potential<T, D>, R: Rng + ?Sized>(
+        &mut self,
+        target: &P,
+        rng: &mut R,
+    ) -> T {
         let (eps, evaluations) = self.nuts.find_reasonable_step_size(target, rng);
         self.warmup_gradient_evaluations += evaluations as u64;
         let _ = self.dual.restart(eps);
+        eps
     }
 
     /// `true` if none of [`STUCK_PROBES`] transitions at `step_size` from the

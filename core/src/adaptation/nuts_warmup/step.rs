@@ -126,10 +126,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
             // window end; later refreshes keep dual averaging going.
             self.early_refreshed = true;
             let _ = self.nuts.set_step_size(next);
-            let (eps, evaluations) = self.nuts.find_reasonable_step_size(target, rng);
-            self.warmup_gradient_evaluations += evaluations as u64;
-            next = eps;
-            let _ = self.dual.restart(next);
+            next = self.restart_step_size(target, rng);
         }
         next
     }
@@ -177,10 +174,7 @@ impl<T: Real, const D: usize, E: MetricEstimator<T, D>, const MAX_DEPTH: usize>
         } else {
             self.windows_kept_in_a_row = 0;
             let _ = self.nuts.set_step_size(next);
-            let (eps, evaluations) = self.nuts.find_reasonable_step_size(target, rng);
-            self.warmup_gradient_evaluations += evaluations as u64;
-            next = eps;
-            let _ = self.dual.restart(next);
+            next = self.restart_step_size(target, rng);
         }
         if self.early_end_after > 0 && self.windows_kept_in_a_row >= self.early_end_after {
             self.slow_windows_over = true;
