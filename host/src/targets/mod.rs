@@ -100,7 +100,7 @@ pub use logreg::{
 pub use pmf::{
     BayesianPmf, BlockPartition, GaussianPmf, Hyper, MAX_SHARE_PER_USER, MIN_PER_USER, PmfError,
     Ratings, RatingsSource, SPLIT_SEED, SYNTHETIC_SEED, SyntheticRecipe, TEST_FRACTION,
-    TRAIN_RMSE_SAMPLE, TRUE_RANK, Triples, read_movielens,
+    TRAIN_RMSE_SAMPLE, TRUE_RANK, Triples, factor_dot, read_movielens,
 };
 pub use posteriordb::{
     Posteriordb, PosteriordbPosterior, ReferenceSummary, UnknownPosterior,

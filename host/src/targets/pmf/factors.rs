@@ -49,8 +49,11 @@ impl Layout {
 }
 
 /// a·b with four partial sums (so the compiler can keep them in vector
-/// registers: floating-point addition is not reassociated for it).
-pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
+/// registers: floating-point addition is not reassociated for it). Public
+/// as [`factor_dot`](crate::targets::factor_dot): a factorisation computed
+/// elsewhere (a node of a distributed run) that sums in this order gets
+/// [`GaussianPmf`](super::GaussianPmf)'s gradients bit for bit.
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     let mut s = [0.0f64; 4];
     let (a4, a_rest) = a.split_at(a.len() / 4 * 4);
     let (b4, b_rest) = b.split_at(a4.len());

@@ -32,6 +32,7 @@ mod tests;
 
 pub use bayesian_pmf::{BayesianPmf, Hyper};
 pub use blocks::BlockPartition;
+pub use factors::dot as factor_dot;
 pub use gaussian_pmf::GaussianPmf;
 pub use movielens::read_movielens;
 pub use ratings::{Ratings, RatingsSource, SPLIT_SEED, TEST_FRACTION, Triples};
