@@ -2,7 +2,7 @@
 //! as the HAMCMC paper runs it): θ ← θ − ε ∇Ũ_Ω(θ) + √(2ε) z on the part in
 //! use, one part gradient per step.
 
-use super::{ShardSampler, non_finite};
+use super::{ShardSampler, local_update_step};
 use crate::DistributedError;
 use crate::cluster::Cluster;
 use crate::transport::Transport;
@@ -47,26 +47,13 @@ impl ShardSampler for Dsgld {
     ) -> Result<u32, DistributedError> {
         let eps = self.step_size;
         let noise_scale = (2.0 * eps).sqrt();
-        cluster.part_gradient(THETA, GRADIENT);
-        cluster.fill_noise(draw, NOISE);
-        let bad = cluster.sum_over_shards(1, |shard, out| {
-            let n = shard.len();
-            let d = shard.data_mut();
+        let slots = [THETA, GRADIENT, NOISE, PROPOSAL];
+        local_update_step(cluster, draw, slots, &[(PROPOSAL, THETA)], |d, n| {
             for i in 0..n {
                 let (x, g, z) = (d[THETA * n + i], d[GRADIENT * n + i], d[NOISE * n + i]);
                 d[PROPOSAL * n + i] = x - eps * g + noise_scale * z;
             }
-            out[0] = non_finite(shard.slot(PROPOSAL));
         })?;
-        if bad[0] > 0.0 {
-            return Err(DistributedError::NonFinite {
-                draw,
-                what: "proposal",
-            });
-        }
-        for shard in cluster.held_mut() {
-            shard.copy_slot(PROPOSAL, THETA);
-        }
         Ok(1)
     }
 }

@@ -46,3 +46,38 @@ pub trait ShardSampler {
 pub(crate) fn non_finite(values: &[f64]) -> f64 {
     values.iter().filter(|v| !v.is_finite()).count() as f64
 }
+
+/// The step of a sampler without history (DSGLD, PSGLD): the part gradient
+/// at slot `theta` into slot `gradient`, noise into slot `noise`, then
+/// `update(data, n)` on every shard (all its slots as one flat vector of n
+/// coordinates per slot) writes the proposal into slot `proposal` and
+/// whatever else it keeps. The non-finite proposal entries are summed over
+/// shards; only when there are none are the `commits` (from, to) slot pairs
+/// copied, so a failed step leaves every rank's chain as it was.
+pub(crate) fn local_update_step<T: Transport>(
+    cluster: &mut Cluster<'_, T>,
+    draw: u64,
+    [theta, gradient, noise, proposal]: [usize; 4],
+    commits: &[(usize, usize)],
+    mut update: impl FnMut(&mut [f64], usize),
+) -> Result<(), DistributedError> {
+    cluster.part_gradient(theta, gradient);
+    cluster.fill_noise(draw, noise);
+    let bad = cluster.sum_over_shards(1, |shard, out| {
+        let n = shard.len();
+        update(shard.data_mut(), n);
+        out[0] = non_finite(shard.slot(proposal));
+    })?;
+    if bad[0] > 0.0 {
+        return Err(DistributedError::NonFinite {
+            draw,
+            what: "proposal",
+        });
+    }
+    for shard in cluster.held_mut() {
+        for &(from, to) in commits {
+            shard.copy_slot(from, to);
+        }
+    }
+    Ok(())
+}

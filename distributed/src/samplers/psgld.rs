@@ -7,7 +7,7 @@
 //! θ ← θ − ε G ⊙ g + √(2ε G) ⊙ z
 //! ```
 
-use super::{ShardSampler, non_finite};
+use super::{ShardSampler, local_update_step};
 use crate::DistributedError;
 use crate::cluster::Cluster;
 use crate::transport::Transport;
@@ -68,11 +68,9 @@ impl ShardSampler for Psgld {
             decay,
             regulariser,
         } = *self;
-        cluster.part_gradient(THETA, GRADIENT);
-        cluster.fill_noise(draw, NOISE);
-        let bad = cluster.sum_over_shards(1, |shard, out| {
-            let n = shard.len();
-            let d = shard.data_mut();
+        let slots = [THETA, GRADIENT, NOISE, PROPOSAL];
+        let commits = [(PROPOSAL, THETA), (NEW_MOMENTS, MOMENTS)];
+        local_update_step(cluster, draw, slots, &commits, |d, n| {
             for i in 0..n {
                 let g = d[GRADIENT * n + i];
                 let v = decay * d[MOMENTS * n + i] + (1.0 - decay) * g * g;
@@ -82,18 +80,7 @@ impl ShardSampler for Psgld {
                     + (2.0 * eps * precondition).sqrt() * d[NOISE * n + i];
                 d[NEW_MOMENTS * n + i] = v;
             }
-            out[0] = non_finite(shard.slot(PROPOSAL));
         })?;
-        if bad[0] > 0.0 {
-            return Err(DistributedError::NonFinite {
-                draw,
-                what: "proposal",
-            });
-        }
-        for shard in cluster.held_mut() {
-            shard.copy_slot(PROPOSAL, THETA);
-            shard.copy_slot(NEW_MOMENTS, MOMENTS);
-        }
         Ok(1)
     }
 }
